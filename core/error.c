@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+#include "error.h"
+#include "sys.h"
+
+#include <perfring/perfring.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+static _Thread_local char thread_err[PR_ERR_LEN];
+
+PERFRING_API int perfring_version(void)
+{
+	return PERFRING_VERSION;
+}
+
+PERFRING_API const char *perfring_strerror(int err)
+{
+	const char *d;
+
+	if (err == 0)
+		return "Success";
+	d = strerrordesc_np(err < 0 ? -err : err);
+	return d ? d : "Unknown error";
+}
+
+int pr_err(struct perfring_session *s, int err, const char *fmt, ...)
+{
+	char *buf = s ? pr_session_errbuf(s) : thread_err;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, PR_ERR_LEN, fmt, ap);
+	va_end(ap);
+	if (s)
+		memcpy(thread_err, buf, PR_ERR_LEN);
+	return err;
+}
+
+PERFRING_API const char *perfring_session_last_error(const struct perfring_session *s)
+{
+	return s ? pr_session_errbuf((struct perfring_session *)s) : thread_err;
+}
+
+/* A one-line procfs integer, or -1. */
+static long read_proc_long(const char *path)
+{
+	char *text = NULL;
+	long v = -1;
+
+	if (pr_read_file(path, 64, &text, NULL) == 0) {
+		v = strtol(text, NULL, 10);
+		free(text);
+	}
+	return v;
+}
+
+static void hint_perm(char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "; run as root, grant CAP_PERFMON, or lower "
+		 "/proc/sys/kernel/perf_event_paranoid (now %ld)",
+		 read_proc_long("/proc/sys/kernel/perf_event_paranoid"));
+}
+
+static void hint_memlock(char *buf, size_t len)
+{
+	struct rlimit rl = { 0, 0 };
+
+	getrlimit(RLIMIT_MEMLOCK, &rl);
+	snprintf(buf, len,
+		 "; the rings exceed the locked-memory limit: use fewer ring_pages, raise "
+		 "RLIMIT_MEMLOCK (ulimit -l, now %llu KiB) or "
+		 "/proc/sys/kernel/perf_event_mlock_kb (now %ld)",
+		 rl.rlim_cur == RLIM_INFINITY ? 0ull : (unsigned long long)rl.rlim_cur / 1024,
+		 read_proc_long("/proc/sys/kernel/perf_event_mlock_kb"));
+}
+
+static void hint_nofile(char *buf, size_t len)
+{
+	struct rlimit rl = { 0, 0 };
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	snprintf(buf, len,
+		 "; out of file descriptors: raise RLIMIT_NOFILE (ulimit -n, now %llu) "
+		 "or watch fewer CPUs or events",
+		 (unsigned long long)rl.rlim_cur);
+}
+
+void pr_err_hint(char *buf, size_t len, int err, const char *syscall_name)
+{
+	bool is_mmap = strcmp(syscall_name, "mmap") == 0;
+
+	buf[0] = '\0';
+	if (err == EACCES || (err == EPERM && !is_mmap))
+		hint_perm(buf, len);
+	else if (is_mmap && (err == EPERM || err == ENOMEM))
+		hint_memlock(buf, len);
+	else if (err == EMFILE || err == ENFILE)
+		hint_nofile(buf, len);
+	else if (err == ENODEV)
+		snprintf(buf, len, "; the CPU is offline (see /sys/devices/system/cpu/online)");
+	else if (err == ENOENT && strcmp(syscall_name, "perf_event_open") == 0)
+		snprintf(buf, len, "; this kernel or machine has no such event "
+				   "(hardware events need a PMU)");
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* The last-error sentence of a session (or of this thread, before one exists). */
+#ifndef PR_ERROR_H
+#define PR_ERROR_H
+
+#include <stddef.h>
+
+struct perfring_session;
+
+#define PR_ERR_LEN 512
+
+/* Formats the sentence into s's buffer (or this thread's when s is NULL) and
+ * returns err, so callers can `return pr_err(s, -EINVAL, "...")`. */
+int pr_err(struct perfring_session *s, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The fix for a failed syscall, appended to a sentence: "; run as root, ..." */
+void pr_err_hint(char *buf, size_t len, int err, const char *syscall_name);
+
+/* The session's error buffer (defined by session.c). */
+char *pr_session_errbuf(struct perfring_session *s);
+
+#endif

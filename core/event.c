@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+#include "event.h"
+#include "record.h"
+#include "session.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void pr_event_force_attr(struct perf_event_attr *a)
+{
+	a->size = sizeof(*a);
+	a->sample_type |= PR_SAMPLE_FORCED;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->disabled = 1;
+	/* The session owns wakeups: the leader's ring decides them. */
+	a->watermark = 0;
+	a->wakeup_events = 0;
+}
+
+void pr_event_free(struct perfring_event *ev)
+{
+	if (!ev)
+		return;
+	free(ev->filter);
+	pr_format_free(&ev->fmt);
+	free(ev);
+}
+
+static int check_addable(struct perfring_session *s)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->state != PR_NEW)
+		return pr_err(s, -EBUSY, "events can only be added before perfring_session_start");
+	return 0;
+}
+
+/* Takes ownership of ev: registers it, or frees it on failure. */
+static int register_event(struct perfring_session *s, struct perfring_event *ev,
+			  struct perfring_event **out)
+{
+	struct perfring_event **arr;
+
+	arr = pr_realloc(s->events, (s->nevents + 1) * sizeof(*arr));
+	if (!arr) {
+		pr_err(s, -ENOMEM, "out of memory adding event %s", ev->name);
+		pr_event_free(ev);
+		return -ENOMEM;
+	}
+	s->events = arr;
+	s->events[s->nevents++] = ev;
+	ev->s = s;
+	if (out)
+		*out = ev;
+	return 0;
+}
+
+static struct perfring_event *event_alloc(struct perfring_session *s, enum pr_ev_kind kind,
+					  const struct perf_event_attr *attr)
+{
+	struct perfring_event *ev = pr_calloc(1, sizeof(*ev));
+
+	if (!ev) {
+		pr_err(s, -ENOMEM, "out of memory adding an event");
+		return NULL;
+	}
+	ev->kind = kind;
+	ev->attr = *attr;
+	pr_event_force_attr(&ev->attr);
+	return ev;
+}
+
+static int tracefs_root(struct perfring_session *s, char *root, size_t len)
+{
+	int err = pr_tracefs_root(root, len);
+
+	if (err)
+		return pr_err(s, err,
+			      "tracefs not found (PERFRING_TRACEFS, /sys/kernel/tracing, "
+			      "/sys/kernel/debug/tracing, /proc/mounts): %s; mount it with "
+			      "`mount -t tracefs nodev /sys/kernel/tracing`",
+			      perfring_strerror(err));
+	return 0;
+}
+
+static int load_format(struct perfring_session *s, const char *root, const char *sys,
+		       const char *name, struct pr_tp_format *fmt)
+{
+	char why[160] = "";
+	int err = pr_tracefs_load(root, sys, name, fmt, why, sizeof(why));
+
+	if (err == -ENOENT)
+		return pr_err(s, err,
+			      "no tracepoint %s:%s in %s/events; list the available ones with "
+			      "`ls %s/events/%s` or `perf list tracepoint`",
+			      sys, name, root, root, sys);
+	if (err)
+		return pr_err(s, err, "tracepoint %s:%s: reading %s/events/%s/%s/format: %s%s%s",
+			      sys, name, root, sys, name, perfring_strerror(err),
+			      why[0] ? ": " : "", why);
+	return 0;
+}
+
+PERFRING_API int perfring_session_add_tracepoint(struct perfring_session *s, const char *system,
+						 const char *name, struct perfring_event **out)
+{
+	struct perf_event_attr a = { 0 };
+	struct perfring_event *ev;
+	char root[PATH_MAX];
+	int err = check_addable(s);
+
+	if (err)
+		return err;
+	if (!system || !name)
+		return pr_err(s, -EINVAL, "add_tracepoint: system and name must not be NULL");
+	if ((err = tracefs_root(s, root, sizeof(root))))
+		return err;
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_RAW;
+	if (!(ev = event_alloc(s, PR_EV_TRACEPOINT, &a)))
+		return -ENOMEM;
+	if ((err = load_format(s, root, system, name, &ev->fmt))) {
+		pr_event_free(ev);
+		return err;
+	}
+	ev->attr.config = ev->fmt.id;
+	snprintf(ev->name, sizeof(ev->name), "%s:%s", system, name);
+	return register_event(s, ev, out);
+}
+
+static const uint64_t sw_config[] = {
+	[PERFRING_SW_CPU_CLOCK] = PERF_COUNT_SW_CPU_CLOCK,
+	[PERFRING_SW_TASK_CLOCK] = PERF_COUNT_SW_TASK_CLOCK,
+	[PERFRING_SW_CONTEXT_SWITCHES] = PERF_COUNT_SW_CONTEXT_SWITCHES,
+	[PERFRING_SW_PAGE_FAULTS] = PERF_COUNT_SW_PAGE_FAULTS,
+	[PERFRING_SW_PAGE_FAULTS_MIN] = PERF_COUNT_SW_PAGE_FAULTS_MIN,
+	[PERFRING_SW_PAGE_FAULTS_MAJ] = PERF_COUNT_SW_PAGE_FAULTS_MAJ,
+	[PERFRING_SW_CPU_MIGRATIONS] = PERF_COUNT_SW_CPU_MIGRATIONS,
+};
+static const char *const sw_name[] = {
+	"cpu-clock", "task-clock", "context-switches", "page-faults",
+	"minor-faults", "major-faults", "cpu-migrations",
+};
+
+PERFRING_API int perfring_session_add_software_opts(struct perfring_session *s,
+						    enum perfring_software kind,
+						    const struct perfring_software_opts *opts,
+						    struct perfring_event **out)
+{
+	struct perfring_software_opts o = { 0 };
+	struct perf_event_attr a = { 0 };
+	struct perfring_event *ev;
+	int err = check_addable(s);
+
+	if (err)
+		return err;
+	if ((unsigned)kind >= sizeof(sw_config) / sizeof(sw_config[0]))
+		return pr_err(s, -EINVAL, "add_software: unknown kind %d", (int)kind);
+	if (opts) {
+		if (opts->sz < sizeof(size_t) || opts->sz > sizeof(o))
+			return pr_err(s, -EINVAL, "perfring_software_opts.sz %zu is not %zu",
+				      opts->sz, sizeof(o));
+		memcpy(&o, opts, opts->sz);
+	}
+	if (o.period && o.freq)
+		return pr_err(s, -EINVAL, "perfring_software_opts: period and freq exclude each other");
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = sw_config[kind];
+	a.freq = o.freq != 0;
+	a.sample_freq = o.freq ? o.freq : (o.period ? o.period : 1);
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD |
+			(o.callchain ? PERF_SAMPLE_CALLCHAIN : 0);
+	a.exclude_kernel = o.exclude_kernel != 0;
+	a.exclude_hv = 1;
+	if (!(ev = event_alloc(s, PR_EV_SOFTWARE, &a)))
+		return -ENOMEM;
+	snprintf(ev->name, sizeof(ev->name), "software:%s", sw_name[kind]);
+	return register_event(s, ev, out);
+}
+
+PERFRING_API int perfring_session_add_software(struct perfring_session *s,
+					       enum perfring_software kind, uint64_t period,
+					       struct perfring_event **out)
+{
+	struct perfring_software_opts o = { .sz = sizeof(o), .period = period };
+
+	return perfring_session_add_software_opts(s, kind, &o, out);
+}
+
+PERFRING_API int perfring_session_add_attr(struct perfring_session *s,
+					   const struct perf_event_attr *attr,
+					   struct perfring_event **out)
+{
+	struct perfring_event *ev;
+	const char *bad;
+	int err = check_addable(s);
+
+	if (err)
+		return err;
+	if (!attr)
+		return pr_err(s, -EINVAL, "add_attr: attr must not be NULL");
+	bad = pr_sample_unsupported(attr->sample_type);
+	if (bad)
+		return pr_err(s, -EOPNOTSUPP,
+			      "add_attr: sample_type bit %s is not supported by the decoder", bad);
+	if (!(ev = event_alloc(s, PR_EV_ATTR, attr)))
+		return -ENOMEM;
+	snprintf(ev->name, sizeof(ev->name), "attr:type=%u,config=%llu", attr->type,
+		 (unsigned long long)attr->config);
+	return register_event(s, ev, out);
+}
+
+PERFRING_API int perfring_event_set_callback(struct perfring_event *ev, perfring_sample_fn fn,
+					     void *ctx)
+{
+	if (!ev)
+		return -EINVAL;
+	ev->fn = fn;
+	ev->ctx = ctx;
+	return 0;
+}
+
+PERFRING_API int perfring_event_set_filter(struct perfring_event *ev, const char *filter)
+{
+	char *copy;
+
+	if (!ev)
+		return -EINVAL;
+	if (ev->kind != PR_EV_TRACEPOINT)
+		return pr_err(ev->s, -EINVAL, "set_filter: %s is not a tracepoint", ev->name);
+	if (ev->s->state != PR_NEW)
+		return pr_err(ev->s, -EBUSY, "set_filter: %s: set filters before start", ev->name);
+	copy = filter ? pr_strdup(filter) : NULL;
+	if (filter && !copy)
+		return pr_err(ev->s, -ENOMEM, "out of memory setting a filter");
+	free(ev->filter);
+	ev->filter = copy;
+	return 0;
+}
+
+PERFRING_API int perfring_event_field(const struct perfring_event *ev, const char *name,
+				      struct perfring_field *out)
+{
+	const struct perfring_field *f;
+
+	if (!ev || !name || !out)
+		return -EINVAL;
+	if (ev->kind != PR_EV_TRACEPOINT)
+		return pr_err(ev->s, -EINVAL, "event_field: %s is not a tracepoint", ev->name);
+	f = pr_format_field(&ev->fmt, name);
+	if (!f)
+		return pr_err(ev->s, -ENOENT, "event_field: %s has no field %s", ev->name, name);
+	*out = *f;
+	return 0;
+}
+
+PERFRING_API const char *perfring_event_name(const struct perfring_event *ev)
+{
+	return ev ? ev->name : "";
+}
+
+PERFRING_API const struct perf_event_attr *perfring_event_attr(const struct perfring_event *ev)
+{
+	return ev ? &ev->attr : NULL;
+}
+
+PERFRING_API int perfring_session_set_record_callback(struct perfring_session *s, uint32_t mask,
+						      perfring_record_fn fn, void *ctx)
+{
+	if (!s)
+		return -EINVAL;
+	if (mask & ~(uint32_t)PERFRING_REC_ALL)
+		return pr_err(s, -EINVAL, "set_record_callback: unknown bits 0x%x in mask",
+			      mask & ~(uint32_t)PERFRING_REC_ALL);
+	if (s->state != PR_NEW)
+		return pr_err(s, -EBUSY, "set_record_callback: only before start");
+	s->rec_mask = mask;
+	s->rec_fn = fn;
+	s->rec_ctx = ctx;
+	return 0;
+}

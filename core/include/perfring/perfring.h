@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libperfring: read Linux perf_event ring buffers, one per CPU, and hand the
+ * decoded records to callbacks, on whatever event loop the caller runs.
+ *
+ * Conventions
+ *  - Functions returning int give 0 (or a count) on success and a negative
+ *    errno on failure; perfring_strerror() turns one into text and
+ *    perfring_session_last_error() gives a sentence with the cause and fix.
+ *  - Options structs begin with `size_t sz` = sizeof(the struct). A zeroed
+ *    field means its default. A larger struct from a newer header is accepted
+ *    when its unknown tail is zero, else -E2BIG.
+ *  - Objects are opaque and owned by the library. Nothing here is safe to call
+ *    on one session from two threads at once, except parse_for_cpu (and its
+ *    budgeted and pull forms) on *different* CPUs.
+ */
+#ifndef PERFRING_PERFRING_H
+#define PERFRING_PERFRING_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && defined(PERFRING_BUILDING)
+#define PERFRING_API __attribute__((visibility("default")))
+#else
+#define PERFRING_API
+#endif
+
+/** Version of the library: major * 10000 + minor * 100 + patch. */
+#define PERFRING_VERSION 100
+/** Returns PERFRING_VERSION of the library actually loaded. */
+PERFRING_API int perfring_version(void);
+
+/** Pass as flush_ms to never drain on a timer (only kernel wakeups drain). */
+#define PERFRING_FLUSH_NEVER UINT32_MAX
+
+struct perfring_session;
+struct perfring_event;
+
+/** Session options. See the field comments for defaults. */
+struct perfring_opts {
+	size_t sz;                 /**< sizeof(struct perfring_opts) */
+	const int *cpus;           /**< CPUs to watch; NULL = every online CPU (sysfs) */
+	size_t cpu_cnt;            /**< entries in cpus */
+	int pid;                   /**< 0 = every task on those CPUs; >0 = that process
+	                                (all its threads, and children via inherit);
+	                                negative is -EINVAL */
+	uint32_t ring_pages;       /**< data pages per CPU, a power of two; 0 = 64.
+	                                The mapping is 1 + ring_pages pages. */
+	uint32_t wakeup_watermark; /**< bytes; 0 = off. Must be < the ring data size.
+	                                Sets attr.watermark=1 on each CPU's leader. */
+	uint32_t wakeup_events;    /**< samples; 0 = off. Not with wakeup_watermark. */
+	uint32_t poll_interval_ms; /**< default mode: sleep between empty passes; 0 = 15 */
+	uint32_t flush_ms;         /**< wakeup mode: longest a record below the watermark
+	                                waits; 0 = 100; PERFRING_FLUSH_NEVER = never */
+};
+
+/** One decoded PERF_RECORD_SAMPLE. Valid only during the callback (or, in the
+ *  pull form, until the next perfring_cpu_next()/perfring_cpu_commit()). Fields
+ *  whose PERF_SAMPLE_* bit the event lacks are zero. */
+struct perfring_sample {
+	struct perfring_event *event;  /**< the event that produced it */
+	int cpu;                       /**< ring's CPU (PERF_SAMPLE_CPU when present) */
+	uint32_t pid, tid;
+	uint64_t time;                 /**< CLOCK_MONOTONIC ns */
+	uint64_t id, ip, addr, period;
+	const uint64_t *callchain;
+	uint32_t callchain_nr;
+	const void *raw;               /**< tracepoint payload (PERF_SAMPLE_RAW) */
+	uint32_t raw_size;
+	const struct perf_event_header *record; /**< whole record, contiguous */
+	uint64_t stream_id;
+};
+
+/** Sample callback: return 0 to go on; non-zero stops the parse after this
+ *  record, and nothing after it is lost (it is delivered by the next parse). */
+typedef int (*perfring_sample_fn)(const struct perfring_sample *s, void *ctx);
+
+/** Kernel (non-sample) records a session can ask for: OR these into the mask
+ *  of perfring_session_set_record_callback(). LOST and LOST_SAMPLES always
+ *  reach the record callback when one is set. */
+enum perfring_record_mask {
+	PERFRING_REC_COMM = 1u << 0,  /**< PERF_RECORD_COMM (attr.comm, comm_exec) */
+	PERFRING_REC_MMAP = 1u << 1,  /**< PERF_RECORD_MMAP2 (attr.mmap, mmap2) */
+	PERFRING_REC_TASK = 1u << 2,  /**< PERF_RECORD_FORK and EXIT (attr.task) */
+	PERFRING_REC_SWITCH = 1u << 3,/**< PERF_RECORD_SWITCH(_CPU_WIDE) (context_switch) */
+	PERFRING_REC_ALL = 0xfu,
+};
+
+/** One decoded kernel record. `type` is the PERF_RECORD_* value; the union
+ *  member matching it is filled. Strings point into the record (NUL-terminated,
+ *  checked). Valid only during the callback. */
+struct perfring_record {
+	uint32_t type;                 /**< PERF_RECORD_* */
+	uint16_t misc;                 /**< header misc bits */
+	int cpu;                       /**< ring's CPU */
+	uint32_t pid, tid;             /**< sample_id_all trailer (TID) */
+	uint64_t time;                 /**< sample_id_all trailer (TIME), CLOCK_MONOTONIC */
+	uint64_t id;                   /**< trailer IDENTIFIER */
+	struct perfring_event *event;  /**< event that emitted it, or NULL (leader) */
+	const struct perf_event_header *record; /**< whole record, contiguous */
+	union {
+		struct { uint32_t pid, tid; const char *comm; bool exec; } comm;
+		struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } task; /**< FORK/EXIT */
+		struct {
+			uint32_t pid, tid;
+			uint64_t addr, len, pgoff;
+			uint32_t maj, min; uint64_t ino, ino_generation;
+			const uint8_t *build_id; uint8_t build_id_size; /**< if misc has MMAP_BUILD_ID */
+			uint32_t prot, flags;
+			const char *filename;
+		} mmap;                        /**< MMAP2 (and MMAP: no maj..flags) */
+		struct { uint64_t id, lost; } lost;          /**< LOST */
+		struct { uint64_t lost; } lost_samples;      /**< LOST_SAMPLES */
+		struct { uint64_t time, id, stream_id; } throttle; /**< (UN)THROTTLE */
+		struct {
+			bool out, preempt;
+			uint32_t next_prev_pid, next_prev_tid;   /**< SWITCH_CPU_WIDE only */
+		} context_switch;
+	} u;
+};
+
+/** Kernel record callback; return value as for perfring_sample_fn. */
+typedef int (*perfring_record_fn)(const struct perfring_record *r, void *ctx);
+
+/** Software events for perfring_session_add_software(). */
+enum perfring_software {
+	PERFRING_SW_CPU_CLOCK = 0,     /**< CPU clock: profiling by time */
+	PERFRING_SW_TASK_CLOCK,        /**< task clock */
+	PERFRING_SW_CONTEXT_SWITCHES,  /**< context switches */
+	PERFRING_SW_PAGE_FAULTS,       /**< page faults (all) */
+	PERFRING_SW_PAGE_FAULTS_MIN,   /**< minor page faults */
+	PERFRING_SW_PAGE_FAULTS_MAJ,   /**< major page faults */
+	PERFRING_SW_CPU_MIGRATIONS,    /**< CPU migrations */
+};
+
+/** Extra settings for perfring_session_add_software_opts(). */
+struct perfring_software_opts {
+	size_t sz;              /**< sizeof(struct perfring_software_opts) */
+	uint64_t period;        /**< sample every N events (or ns for clocks); 0 = 1 */
+	uint64_t freq;          /**< if non-zero: sample at this rate in Hz instead */
+	uint32_t callchain;     /**< non-zero: add PERF_SAMPLE_CALLCHAIN */
+	uint32_t exclude_kernel;/**< non-zero: user space only (unprivileged use) */
+};
+
+/** A tracepoint field, from the tracepoint's tracefs format file. */
+struct perfring_field {
+	const char *name;       /**< owned by the event */
+	const char *type;       /**< the C type as tracefs gives it, e.g. "pid_t" */
+	uint32_t offset;        /**< byte offset in the raw payload */
+	uint32_t size;          /**< bytes (for __data_loc: 4, the locator) */
+	uint32_t flags;         /**< PERFRING_FIELD_* */
+	uint32_t elem_size;     /**< element size for arrays; else = size */
+};
+#define PERFRING_FIELD_SIGNED   (1u << 0) /**< signed integer */
+#define PERFRING_FIELD_ARRAY    (1u << 1) /**< fixed array, e.g. char comm[16] */
+#define PERFRING_FIELD_DATA_LOC (1u << 2) /**< __data_loc: offset/len locator */
+#define PERFRING_FIELD_REL_LOC  (1u << 3) /**< __rel_loc: locator relative to field end */
+#define PERFRING_FIELD_STRING   (1u << 4) /**< char array or __data_loc char[] */
+
+/* ---------------------------------------------------------------- errors */
+
+/** Text for a negative errno returned by this library (never NULL). */
+PERFRING_API const char *perfring_strerror(int err);
+
+/** A sentence about the last failure on this session: the CPU, event and
+ *  syscall involved, and the fix. With s == NULL: the last failure of a call
+ *  on this thread that had no session yet (perfring_session_new()). Never
+ *  NULL; "" when there was none. Valid until the next failing call. */
+PERFRING_API const char *perfring_session_last_error(const struct perfring_session *s);
+
+/* --------------------------------------------------------------- session */
+
+/** Validates opts (NULL = all defaults) and makes a session. Nothing is opened
+ *  yet. -EINVAL for a bad field (the sentence names it), -ENODEV for an
+ *  offline CPU, -E2BIG for a non-zero unknown opts tail, -ENOMEM. */
+PERFRING_API int perfring_session_new(const struct perfring_opts *opts,
+				      struct perfring_session **out);
+
+/** Disables, unmaps and closes everything and frees the session. Safe in any
+ *  state and with NULL. Must not be called from inside one of its callbacks. */
+PERFRING_API void perfring_session_free(struct perfring_session *s);
+
+/** Adds tracepoint system:name (before start). Reads its id and format from
+ *  tracefs (PERFRING_TRACEFS overrides the search of /sys/kernel/tracing,
+ *  /sys/kernel/debug/tracing and /proc/mounts). The sample carries IDENTIFIER,
+ *  TID, TIME, CPU and RAW. -ENOENT for an unknown tracepoint, -ENODEV when no
+ *  tracefs is mounted, -EBUSY after start. *out (may be NULL) is owned by s. */
+PERFRING_API int perfring_session_add_tracepoint(struct perfring_session *s,
+						 const char *system, const char *name,
+						 struct perfring_event **out);
+
+/** Adds a software event sampling every `period` events (0 = 1). */
+PERFRING_API int perfring_session_add_software(struct perfring_session *s,
+					       enum perfring_software kind, uint64_t period,
+					       struct perfring_event **out);
+
+/** Adds a software event with frequency, callchain or user-only settings. */
+PERFRING_API int perfring_session_add_software_opts(struct perfring_session *s,
+						    enum perfring_software kind,
+						    const struct perfring_software_opts *opts,
+						    struct perfring_event **out);
+
+/** Adds a caller's attr (copied). The library still forces IDENTIFIER, TID,
+ *  TIME and CPU in sample_type, sample_id_all, use_clockid=CLOCK_MONOTONIC and
+ *  disabled, and clears the wakeup settings (the session owns those). A
+ *  sample_type bit the decoder does not support is -EOPNOTSUPP; the sentence
+ *  names it. Supported: IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD
+ *  CALLCHAIN RAW. */
+PERFRING_API int perfring_session_add_attr(struct perfring_session *s,
+					   const struct perf_event_attr *attr,
+					   struct perfring_event **out);
+
+/** Sets the sample callback of ev (fn NULL = samples are counted, not passed). */
+PERFRING_API int perfring_event_set_callback(struct perfring_event *ev, perfring_sample_fn fn,
+					     void *ctx);
+
+/** Sets a tracepoint filter (ftrace syntax, e.g. "common_pid == 123"),
+ *  applied with PERF_EVENT_IOC_SET_FILTER at start; set it before start (else
+ *  -EBUSY); NULL clears it.
+ *  A filter the kernel refuses fails start with -EINVAL and a sentence quoting
+ *  it. -EINVAL on a non-tracepoint event. */
+PERFRING_API int perfring_event_set_filter(struct perfring_event *ev, const char *filter);
+
+/** Looks up tracepoint field `name`. -ENOENT if absent, -EINVAL if ev is not a
+ *  tracepoint. */
+PERFRING_API int perfring_event_field(const struct perfring_event *ev, const char *name,
+				      struct perfring_field *out);
+
+/** "system:name" of a tracepoint, or a short description of other events. */
+PERFRING_API const char *perfring_event_name(const struct perfring_event *ev);
+
+/** The attr the event is (or will be) opened with, after forcing. */
+PERFRING_API const struct perf_event_attr *perfring_event_attr(const struct perfring_event *ev);
+
+/*
+ * Typed field accessors. Each reads field f of the sample's RAW payload,
+ * checking bounds: 0 on success, -EINVAL when the field's size or kind does
+ * not fit the accessor, -ERANGE when it would read past the payload.
+ * The _uint/_int forms accept any integer size of 1, 2, 4 or 8 and widen.
+ */
+PERFRING_API int perfring_field_u8(const struct perfring_field *f, const struct perfring_sample *s, uint8_t *out);
+PERFRING_API int perfring_field_u16(const struct perfring_field *f, const struct perfring_sample *s, uint16_t *out);
+PERFRING_API int perfring_field_u32(const struct perfring_field *f, const struct perfring_sample *s, uint32_t *out);
+PERFRING_API int perfring_field_u64(const struct perfring_field *f, const struct perfring_sample *s, uint64_t *out);
+PERFRING_API int perfring_field_s8(const struct perfring_field *f, const struct perfring_sample *s, int8_t *out);
+PERFRING_API int perfring_field_s16(const struct perfring_field *f, const struct perfring_sample *s, int16_t *out);
+PERFRING_API int perfring_field_s32(const struct perfring_field *f, const struct perfring_sample *s, int32_t *out);
+PERFRING_API int perfring_field_s64(const struct perfring_field *f, const struct perfring_sample *s, int64_t *out);
+PERFRING_API int perfring_field_uint(const struct perfring_field *f, const struct perfring_sample *s, uint64_t *out);
+PERFRING_API int perfring_field_int(const struct perfring_field *f, const struct perfring_sample *s, int64_t *out);
+/** A char array or __data_loc/__rel_loc string: *str points into the payload
+ *  and *len is its length up to the first NUL (or the field's end). */
+PERFRING_API int perfring_field_str(const struct perfring_field *f, const struct perfring_sample *s,
+				    const char **str, size_t *len);
+/** A fixed or dynamic (__data_loc) array: its bytes in the payload. */
+PERFRING_API int perfring_field_array(const struct perfring_field *f, const struct perfring_sample *s,
+				      const void **data, size_t *bytes);
+
+/** Asks for kernel records (mask of PERFRING_REC_*) and sets their callback.
+ *  Before start only. LOST and LOST_SAMPLES reach fn whatever the mask. */
+PERFRING_API int perfring_session_set_record_callback(struct perfring_session *s, uint32_t mask,
+						      perfring_record_fn fn, void *ctx);
+
+/** Opens every event on every watched CPU (one leader per CPU, mmapped; every
+ *  other event redirected into it with PERF_EVENT_IOC_SET_OUTPUT), then
+ *  enables them. On failure every fd and mapping is rolled back and the
+ *  sentence gives the cause and fix. -EBUSY if already started, -EINVAL with
+ *  no events and no record callback. */
+PERFRING_API int perfring_session_start(struct perfring_session *s);
+
+/** Disables every event. Records already in the rings stay readable. */
+PERFRING_API int perfring_session_stop(struct perfring_session *s);
+
+/* ------------------------------------------------- level 2: per-CPU fds */
+
+struct perfring_cpu_fd { int cpu; int fd; };
+
+/** The {cpu, fd} pairs of the watched CPUs, sorted by CPU: one per ring, only
+ *  for CPUs in opts.cpus. The fds are owned by the session and stay valid
+ *  until perfring_session_free(); never close them. Returns the count (0
+ *  before start). Readiness on them is one-shot: drain the ring to its head on
+ *  each wakeup (or come back without one, see parse_for_cpu_n). */
+PERFRING_API size_t perfring_session_fds(const struct perfring_session *s,
+					 const struct perfring_cpu_fd **out);
+
+/** The fd of `cpu`'s ring, or -ENOENT if the session does not watch it. */
+PERFRING_API int perfring_session_fd_for_cpu(const struct perfring_session *s, int cpu);
+
+/** Drains only `cpu`'s ring, firing callbacks; never sleeps or blocks.
+ *  Returns the samples handled or -ENOENT. Safe concurrently with calls for
+ *  other CPUs. */
+PERFRING_API int perfring_session_parse_for_cpu(struct perfring_session *s, int cpu);
+
+/** As parse_for_cpu, handling at most `max` records (samples and kernel
+ *  records; 0 = no limit). *more (may be NULL) is set when records remain:
+ *  the fd will not fire again for them, so the caller must come back. */
+PERFRING_API int perfring_session_parse_for_cpu_n(struct perfring_session *s, int cpu,
+						  uint32_t max, bool *more);
+
+/*
+ * Pull form ("drain_cpu"): iterate one CPU's records yourself.
+ *   while ((k = perfring_cpu_next(s, cpu, &smp, &rec)) > 0) { ... }
+ *   perfring_cpu_commit(s, cpu);
+ * perfring_cpu_next() returns PERFRING_NEXT_SAMPLE with *sample filled,
+ * PERFRING_NEXT_RECORD with *rec filled (a kernel record), 0 when the ring is
+ * empty (as of the first next since the last commit) or -errno. Callbacks are
+ * not called. The returned data stays valid until the next call of either
+ * function for that CPU. perfring_cpu_commit() hands everything returned so
+ * far back to the kernel (a release store of data_tail); until then that space
+ * stays reserved. A parse of the same CPU also commits. Stats count records as
+ * they are returned.
+ */
+#define PERFRING_NEXT_SAMPLE 1
+#define PERFRING_NEXT_RECORD 2
+PERFRING_API int perfring_cpu_next(struct perfring_session *s, int cpu,
+				   struct perfring_sample *sample, struct perfring_record *rec);
+PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu);
+
+/** Per-CPU counters since start. */
+struct perfring_cpu_stats {
+	uint64_t records;       /**< records read (samples and kernel records) */
+	uint64_t bytes;         /**< bytes read */
+	uint64_t lost;          /**< records the kernel dropped (LOST, LOST_SAMPLES) */
+	uint64_t corrupt;       /**< bad records skipped (header, overrun, field) */
+	uint64_t wakeups;       /**< kernel readiness wakeups handled */
+	uint32_t max_fill_pct;  /**< highest ring fill seen at a read */
+	uint32_t hup;           /**< 1 once the fd reported POLLHUP/POLLERR: unwatch it */
+	uint64_t samples;       /**< PERF_RECORD_SAMPLE records delivered */
+	uint64_t late;          /**< merged parses: records older than one already
+	                             delivered from another CPU */
+	uint64_t unknown;       /**< records of unknown type or event, skipped */
+	uint64_t flushes;       /**< timer (flush/poll) passes that read this ring */
+};
+
+/** Copies `cpu`'s counters. -ENOENT for an unwatched CPU. */
+PERFRING_API int perfring_session_cpu_stats(const struct perfring_session *s, int cpu,
+					    struct perfring_cpu_stats *out);
+
+/* ---------------------------------------------- time-ordered across CPUs */
+
+/*
+ * Merged parses take a snapshot of every ring's head and deliver all records
+ * up to it in non-decreasing time (a min-heap over the rings). Across calls a
+ * record that was still being written at the snapshot can come out after a
+ * newer record of another CPU; such records are counted in stats.late.
+ */
+
+/** Drains what is in every ring now, time-ordered. Never blocks or sleeps. */
+PERFRING_API int perfring_session_parse_all(struct perfring_session *s);
+
+/** Repeats parse_all for `ns` nanoseconds. Default mode sleeps
+ *  poll_interval_ms after an empty pass; wakeup mode blocks on the kernel's
+ *  readiness with an internal epoll set, draining all rings every flush_ms.
+ *  Returns the total samples handled. */
+PERFRING_API int perfring_session_parse_for_duration(struct perfring_session *s, uint64_t ns);
+
+/** As parse_for_duration, until should_stop(ctx) returns true (checked after
+ *  every pass and wakeup) or a callback asks to stop. */
+PERFRING_API int perfring_session_parse_until(struct perfring_session *s,
+					      bool (*should_stop)(void *ctx), void *ctx);
+
+/* --------------------------------------------------- reactor (loop glue) */
+
+/** Options for attaching a session to an event loop (the adapters and
+ *  perfring_reactor_new()). NULL = defaults. */
+struct perfring_loop_opts {
+	size_t sz;                 /**< sizeof(struct perfring_loop_opts) */
+	const int *cpus;           /**< subset of the session's CPUs; NULL = all */
+	size_t cpu_cnt;
+	uint32_t budget;           /**< max records per callback; 0 = drain fully */
+	uint32_t flush_ms;         /**< drain every ring this often even without a
+	                                wakeup; 0 = the session's flush_ms (wakeup
+	                                mode) or poll_interval_ms (default mode);
+	                                PERFRING_FLUSH_NEVER = never */
+	void (*on_error)(int cpu, int err, void *ctx); /**< HUP (-EPIPE) or loop
+	                                error on a CPU; that fd is no longer watched */
+	void *ctx;
+};
+
+/*
+ * The loop-agnostic logic every adapter shares, public for custom reactors
+ * (epoll, io_uring, ...). One reactor per attachment:
+ *   1. perfring_reactor_new(); watch each fd of perfring_reactor_fds() for
+ *      readability; call perfring_reactor_flush() once (attaching may have
+ *      consumed a pending readiness);
+ *   2. on readiness of slot i call perfring_reactor_ready(r, i, revents, &v):
+ *      v & PERFRING_REACT_MORE: records remain, call
+ *      perfring_reactor_ready(r, i, 0, &v) again soon (no new wakeup comes);
+ *      v & PERFRING_REACT_UNWATCH: stop watching that fd (HUP/ERR, after the
+ *      final drain); on_error has been called;
+ *   3. every perfring_reactor_flush_ms() call perfring_reactor_flush().
+ * A reactor must not be used from two threads, nor its session parsed from
+ * another thread while attached.
+ */
+struct perfring_reactor;
+#define PERFRING_REACT_MORE    1u
+#define PERFRING_REACT_UNWATCH 2u
+
+PERFRING_API int perfring_reactor_new(struct perfring_session *s,
+				      const struct perfring_loop_opts *opts,
+				      struct perfring_reactor **out);
+/** Frees r. Inside a callback run by this reactor the free is deferred until
+ *  the reactor call returns, and no further callbacks are made. */
+PERFRING_API void perfring_reactor_free(struct perfring_reactor *r);
+/** The watched {cpu, fd} slots; slot numbers index this array. */
+PERFRING_API size_t perfring_reactor_fds(const struct perfring_reactor *r,
+					 const struct perfring_cpu_fd **out);
+/** Handles readiness (revents: POLLIN/POLLHUP/POLLERR bits; 0 = continue a
+ *  budgeted drain). Returns samples handled or -errno; *verdict gets
+ *  PERFRING_REACT_* bits. */
+PERFRING_API int perfring_reactor_ready(struct perfring_reactor *r, size_t slot,
+					uint32_t revents, uint32_t *verdict);
+/** Reports a loop error on a slot: calls on_error and marks it unwatched. */
+PERFRING_API void perfring_reactor_fail(struct perfring_reactor *r, size_t slot, int err);
+/** Drains every watched ring (budget per ring). Returns samples or -errno;
+ *  *more_slots (may be NULL) gets how many slots still have records. */
+PERFRING_API int perfring_reactor_flush(struct perfring_reactor *r, size_t *more_slots);
+/** Whether slot i still has records after a budgeted pass. */
+PERFRING_API bool perfring_reactor_pending(const struct perfring_reactor *r, size_t slot);
+/** Flush interval in ms, or 0 for never. */
+PERFRING_API uint32_t perfring_reactor_flush_ms(const struct perfring_reactor *r);
+/** Milliseconds until the next flush is due (0 = now), or -1 for never. */
+PERFRING_API int perfring_reactor_next_flush_ms(const struct perfring_reactor *r);
+/** True while the reactor is inside a callback it made (detach must defer). */
+PERFRING_API bool perfring_reactor_busy(const struct perfring_reactor *r);
+/** Stops delivery: the current drain ends after the record in hand and no
+ *  later call delivers anything. Used by adapters' detach. */
+PERFRING_API void perfring_reactor_cancel(struct perfring_reactor *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

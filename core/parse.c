@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+#include "parse.h"
+#include "event.h"
+#include "record.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Finds the event that owns a record id. false when the id is not ours;
+ * *ev is NULL for the CPU's dummy leader. */
+static bool lookup(struct pr_cpu *c, uint64_t id, struct perfring_event **ev)
+{
+	size_t lo = 0, hi = c->nids, mid;
+
+	if (c->last.id == id && c->nids) {
+		*ev = c->last.ev;
+		return true;
+	}
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == c->nids || c->ids[lo].id != id)
+		return false;
+	c->last = c->ids[lo];
+	*ev = c->last.ev;
+	return true;
+}
+
+static inline uint64_t sample_type_of(const struct perfring_event *ev)
+{
+	return ev ? ev->attr.sample_type : PR_SAMPLE_FORCED;
+}
+
+static void note_fill(struct pr_cpu *c)
+{
+	uint64_t fill = (c->ring.head - c->ring.tail) * 100 / c->ring.size;
+
+	if (fill > c->st.max_fill_pct)
+		c->st.max_fill_pct = (uint32_t)fill;
+}
+
+static void count_lost(struct pr_cpu *c, const struct perfring_record *r)
+{
+	if (r->type == PERF_RECORD_LOST)
+		c->st.lost += r->u.lost.lost;
+	else if (r->type == PERF_RECORD_LOST_SAMPLES)
+		c->st.lost += r->u.lost_samples.lost;
+}
+
+/* Decodes h into a sample or a kernel record. Returns PERFRING_NEXT_SAMPLE,
+ * PERFRING_NEXT_RECORD, or 0 for a record that was skipped and counted. */
+static int decode(struct pr_cpu *c, const struct perf_event_header *h,
+		  struct perfring_sample *smp, struct perfring_record *rec)
+{
+	struct perfring_event *ev = NULL;
+	uint64_t id;
+	int err;
+
+	c->st.records++;
+	c->st.bytes += h->size;
+	if (!pr_record_identifier(h, &id) || !lookup(c, id, &ev) ||
+	    (h->type == PERF_RECORD_SAMPLE && !ev)) {
+		c->st.unknown++;
+		return 0;
+	}
+	if (h->type == PERF_RECORD_SAMPLE) {
+		smp->event = ev;
+		smp->cpu = c->cpu;
+		if (pr_decode_sample(h, ev->attr.sample_type, smp) < 0)
+			goto corrupt;
+		c->st.samples++;
+		return PERFRING_NEXT_SAMPLE;
+	}
+	rec->event = ev;
+	rec->cpu = c->cpu;
+	err = pr_decode_record(h, sample_type_of(ev), rec);
+	if (err == -ENOMSG) {
+		c->st.unknown++;
+		return 0;
+	}
+	if (err)
+		goto corrupt;
+	count_lost(c, rec);
+	return PERFRING_NEXT_RECORD;
+corrupt:
+	c->st.corrupt++;
+	return 0;
+}
+
+/* Delivers one record to its callback. Returns 1 for a sample, else 0;
+ * *stop is set when the callback asks to stop. */
+static int dispatch(struct perfring_session *s, struct pr_cpu *c,
+		    const struct perf_event_header *h, bool *stop)
+{
+	struct perfring_sample smp;
+	struct perfring_record rec;
+
+	switch (decode(c, h, &smp, &rec)) {
+	case PERFRING_NEXT_SAMPLE:
+		if (smp.event->fn && smp.event->fn(&smp, smp.event->ctx))
+			*stop = true;
+		return 1;
+	case PERFRING_NEXT_RECORD:
+		if (s->rec_fn && s->rec_fn(&rec, s->rec_ctx))
+			*stop = true;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static void begin(struct pr_cpu *c)
+{
+	enum pr_ring_err err;
+
+	pr_ring_begin(&c->ring, &err);
+	if (err)
+		c->st.corrupt++;
+	note_fill(c);
+}
+
+static const struct perf_event_header *peek(struct pr_cpu *c)
+{
+	enum pr_ring_err err;
+	const struct perf_event_header *h = pr_ring_peek(&c->ring, &err);
+
+	if (!h && err)
+		c->st.corrupt++;
+	return h;
+}
+
+static void end(struct pr_cpu *c)
+{
+	pr_ring_end(&c->ring);
+	c->pulling = false;
+}
+
+int pr_parse_ring(struct perfring_session *s, struct pr_cpu *c, uint32_t max, bool *more,
+		  const volatile bool *cancel)
+{
+	const struct perf_event_header *h;
+	uint32_t done = 0;
+	bool stop = false;
+	int n = 0;
+
+	begin(c);
+	while (!stop && (!max || done < max) && !(cancel && *cancel) && (h = peek(c))) {
+		n += dispatch(s, c, h, &stop);
+		pr_ring_consume(&c->ring, h);
+		done++;
+	}
+	end(c);
+	if (more)
+		*more = c->ring.tail != c->ring.head;
+	return n;
+}
+
+static uint64_t key_of(struct pr_cpu *c, const struct perf_event_header *h)
+{
+	struct perfring_event *ev = NULL;
+	uint64_t id;
+
+	if (pr_record_identifier(h, &id))
+		lookup(c, id, &ev);
+	return pr_record_time(h, sample_type_of(ev));
+}
+
+static void note_late(struct perfring_session *s, struct pr_cpu *c, uint64_t t)
+{
+	if (t < s->last_merged_time)
+		c->st.late++;
+	else
+		s->last_merged_time = t;
+}
+
+static void fill_heap(struct perfring_session *s, const bool *mask)
+{
+	const struct perf_event_header *h;
+	size_t i;
+
+	s->heap.n = 0;
+	for (i = 0; i < s->ncpu; i++) {
+		if (mask && !mask[i])
+			continue;
+		begin(&s->cpu[i]);
+		h = peek(&s->cpu[i]);
+		if (h)
+			pr_heap_push(&s->heap, key_of(&s->cpu[i], h), (uint32_t)i);
+	}
+}
+
+/* One heap step per record; replace_top is O(1) while the same ring stays
+ * oldest, so coarse per-CPU runs cost no more than draining ring by ring. */
+int pr_parse_merged(struct perfring_session *s, const bool *mask, bool *stopped)
+{
+	const struct pr_heap_ent *top;
+	const struct perf_event_header *h;
+	struct pr_cpu *c;
+	bool stop = false;
+	int n = 0;
+	size_t i;
+
+	fill_heap(s, mask);
+	while (!stop && (top = pr_heap_top(&s->heap))) {
+		c = &s->cpu[top->idx];
+		h = peek(c);
+		if (!h) {
+			pr_heap_pop(&s->heap);
+			continue;
+		}
+		note_late(s, c, top->key);
+		s->merged_records++;
+		n += dispatch(s, c, h, &stop);
+		pr_ring_consume(&c->ring, h);
+		h = peek(c);
+		if (h)
+			pr_heap_replace_top(&s->heap, key_of(c, h));
+		else
+			pr_heap_pop(&s->heap);
+	}
+	for (i = 0; i < s->ncpu; i++)
+		if (!mask || mask[i])
+			end(&s->cpu[i]);
+	if (stopped)
+		*stopped = stop;
+	return n;
+}
+
+/* ------------------------------------------------------------ public API */
+
+static int started_cpu(struct perfring_session *s, int cpu, struct pr_cpu **c)
+{
+	int i;
+
+	if (!s)
+		return -EINVAL;
+	if (s->state == PR_NEW)
+		return pr_err(s, -EINVAL, "parse before perfring_session_start");
+	i = pr_cpu_index(s, cpu);
+	if (i < 0)
+		return pr_err(s, -ENOENT, "CPU %d is not watched by this session", cpu);
+	*c = &s->cpu[i];
+	return 0;
+}
+
+PERFRING_API int perfring_session_parse_for_cpu_n(struct perfring_session *s, int cpu,
+						  uint32_t max, bool *more)
+{
+	struct pr_cpu *c = NULL;
+	int err = started_cpu(s, cpu, &c);
+
+	if (err)
+		return err;
+	return pr_parse_ring(s, c, max, more, NULL);
+}
+
+PERFRING_API int perfring_session_parse_for_cpu(struct perfring_session *s, int cpu)
+{
+	return perfring_session_parse_for_cpu_n(s, cpu, 0, NULL);
+}
+
+PERFRING_API int perfring_cpu_next(struct perfring_session *s, int cpu,
+				   struct perfring_sample *sample, struct perfring_record *rec)
+{
+	const struct perf_event_header *h;
+	struct pr_cpu *c = NULL;
+	int err = started_cpu(s, cpu, &c), kind;
+
+	if (err)
+		return err;
+	if (!sample || !rec)
+		return pr_err(s, -EINVAL, "perfring_cpu_next: sample and rec must not be NULL");
+	if (!c->pulling) {
+		begin(c);
+		c->pulling = true;
+	}
+	while ((h = peek(c))) {
+		pr_ring_consume(&c->ring, h);
+		kind = decode(c, h, sample, rec);
+		if (kind)
+			return kind;
+	}
+	return 0;
+}
+
+PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu)
+{
+	struct pr_cpu *c = NULL;
+	int err = started_cpu(s, cpu, &c);
+
+	if (err)
+		return err;
+	end(c);
+	return 0;
+}
+
+PERFRING_API int perfring_session_parse_all(struct perfring_session *s)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->state == PR_NEW)
+		return pr_err(s, -EINVAL, "parse before perfring_session_start");
+	return pr_parse_merged(s, NULL, NULL);
+}

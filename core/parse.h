@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* The one place where ring -> record -> event callback happens. */
+#ifndef PR_PARSE_H
+#define PR_PARSE_H
+
+#include "session.h"
+
+/* Drains one ring: at most max records (0 = all), stopping early when a
+ * callback returns non-zero or *cancel becomes true (may be NULL). *more:
+ * records remain. Returns samples handled. */
+int pr_parse_ring(struct perfring_session *s, struct pr_cpu *c, uint32_t max, bool *more,
+		  const volatile bool *cancel);
+
+/* Time-ordered drain of the rings in mask (NULL = all) up to one snapshot of
+ * their heads. *stopped: a callback asked to stop. Returns samples handled. */
+int pr_parse_merged(struct perfring_session *s, const bool *mask, bool *stopped);
+
+#endif

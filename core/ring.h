@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* One perf ring: a kernel mmap or a synthetic ring in ordinary memory. */
+#ifndef PR_RING_H
+#define PR_RING_H
+
+#include <linux/perf_event.h>
+#include <stdint.h>
+
+#define PR_RING_SCRATCH 65536u /* a record is at most 64 KiB (u16 size) */
+
+/* Why a batch ended early; each is counted by the caller into its stats. */
+enum pr_ring_err {
+	PR_RING_OK = 0,
+	PR_RING_CORRUPT, /* bad header size or misaligned tail: resynced at head */
+	PR_RING_OVERRUN, /* head more than a ring ahead of tail: resynced at head */
+};
+
+struct pr_ring {
+	struct perf_event_mmap_page *meta; /* data_head / data_tail */
+	const uint8_t *data;
+	uint64_t size;     /* bytes, power of two >= 8 */
+	uint64_t head;     /* snapshot taken by pr_ring_begin */
+	uint64_t tail;     /* local read position; published by pr_ring_end */
+	uint8_t *scratch;  /* PR_RING_SCRATCH bytes for a record that wraps */
+	uint64_t corrupt, overruns;
+};
+
+/* data_size must be a power of two >= 8; scratch PR_RING_SCRATCH bytes.
+ * The local tail starts at meta->data_tail. */
+int pr_ring_init(struct pr_ring *r, struct perf_event_mmap_page *meta, const void *data,
+		 uint64_t data_size, uint8_t *scratch);
+
+/* Acquire-loads data_head; returns the unread bytes (0 if empty). On an
+ * overrun the tail is resynced to head, counted, *err = PR_RING_OVERRUN. */
+uint64_t pr_ring_begin(struct pr_ring *r, enum pr_ring_err *err);
+
+/* The next record before the snapshot, contiguous (wrapped ones copied to
+ * scratch), or NULL at the end. A corrupt header resyncs to head, counts,
+ * sets *err and returns NULL. Does not advance: call pr_ring_consume. */
+const struct perf_event_header *pr_ring_peek(struct pr_ring *r, enum pr_ring_err *err);
+
+static inline void pr_ring_consume(struct pr_ring *r, const struct perf_event_header *h)
+{
+	r->tail += h->size;
+}
+
+/* Release-stores the local tail into data_tail (hands the space back). */
+void pr_ring_end(struct pr_ring *r);
+
+/* Bytes the kernel has written but we have not released, from the shared page. */
+uint64_t pr_ring_fill(const struct pr_ring *r);
+
+#endif

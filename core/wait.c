@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/* The merged parse loops: sleep-polling by default, or blocking on the
+ * kernel's wakeups through the session's epoll set. */
+#include "parse.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <time.h>
+
+#define NS_PER_MS 1000000ull
+#define MAX_EVENTS 64
+
+struct loop {
+	uint64_t deadline;          /* CLOCK_MONOTONIC ns; UINT64_MAX = none */
+	bool (*should_stop)(void *ctx);
+	void *ctx;
+	long total;
+	bool stopped;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool done(struct loop *l)
+{
+	if (l->stopped || (l->should_stop && l->should_stop(l->ctx)))
+		return true;
+	return l->deadline != UINT64_MAX && now_ns() >= l->deadline;
+}
+
+/* A timer-driven pass over every ring. Returns the records it read. */
+static uint64_t pass(struct perfring_session *s, struct loop *l)
+{
+	uint64_t before = s->merged_records;
+	size_t i;
+
+	l->total += pr_parse_merged(s, NULL, &l->stopped);
+	for (i = 0; i < s->ncpu; i++)
+		s->cpu[i].st.flushes++;
+	return s->merged_records - before;
+}
+
+/* ms to wait: the smaller of `want` (-1 = forever) and the deadline. */
+static int bounded_ms(const struct loop *l, int64_t want_ns)
+{
+	uint64_t now = now_ns(), left;
+
+	if (l->deadline == UINT64_MAX)
+		return want_ns < 0 ? -1 : (int)((uint64_t)want_ns / NS_PER_MS);
+	left = l->deadline > now ? l->deadline - now : 0;
+	if (want_ns >= 0 && (uint64_t)want_ns < left)
+		left = (uint64_t)want_ns;
+	/* Round up so we never wake just short of the deadline and spin. */
+	return (int)((left + NS_PER_MS - 1) / NS_PER_MS);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void poll_loop(struct perfring_session *s, struct loop *l)
+{
+	int ms;
+
+	while (!done(l)) {
+		if (pass(s, l))
+			continue;
+		if (done(l))
+			break;
+		ms = bounded_ms(l, (int64_t)s->o.poll_interval_ms * (int64_t)NS_PER_MS);
+		if (ms > 0)
+			sleep_ms(ms);
+	}
+}
+
+/* Marks the rings that fired; a HUP/ERR ring leaves the epoll set, since a
+ * level-triggered wait would report it forever. Returns rings still live. */
+static size_t note_ready(struct perfring_session *s, const struct epoll_event *ev, int n)
+{
+	struct pr_cpu *c;
+	size_t i, live = 0;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		c = &s->cpu[ev[k].data.u64];
+		c->st.wakeups++;
+		if ((ev[k].events & (EPOLLHUP | EPOLLERR)) && !c->st.hup) {
+			c->st.hup = 1;
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->leader_fd, NULL);
+		}
+	}
+	for (i = 0; i < s->ncpu; i++)
+		live += !s->cpu[i].st.hup;
+	return live;
+}
+
+static int64_t flush_wait_ns(const struct perfring_session *s, uint64_t next_flush)
+{
+	uint64_t now = now_ns();
+
+	if (s->o.flush_ms == PERFRING_FLUSH_NEVER)
+		return -1;
+	return next_flush > now ? (int64_t)(next_flush - now) : 0;
+}
+
+static void epoll_loop(struct perfring_session *s, struct loop *l)
+{
+	struct epoll_event ev[MAX_EVENTS];
+	uint64_t flush_ns = (uint64_t)s->o.flush_ms * NS_PER_MS;
+	uint64_t next_flush = now_ns() + flush_ns;
+	int n;
+
+	pass(s, l);
+	while (!done(l)) {
+		n = epoll_wait(s->epfd, ev, MAX_EVENTS, bounded_ms(l, flush_wait_ns(s, next_flush)));
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0) {
+			bool live = note_ready(s, ev, n);
+
+			/* Drain every ring, not just those that fired, to keep time order. */
+			l->total += pr_parse_merged(s, NULL, &l->stopped);
+			if (!live)
+				break;
+		}
+		if (s->o.flush_ms != PERFRING_FLUSH_NEVER && now_ns() >= next_flush) {
+			pass(s, l);
+			next_flush = now_ns() + flush_ns;
+		}
+	}
+}
+
+static int run(struct perfring_session *s, struct loop *l)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->state == PR_NEW)
+		return pr_err(s, -EINVAL, "parse before perfring_session_start");
+	if (pr_wakeup_mode(s))
+		epoll_loop(s, l);
+	else
+		poll_loop(s, l);
+	return l->total > INT_MAX ? INT_MAX : (int)l->total;
+}
+
+PERFRING_API int perfring_session_parse_for_duration(struct perfring_session *s, uint64_t ns)
+{
+	uint64_t now = now_ns();
+	struct loop l = { .deadline = ns > UINT64_MAX - 1 - now ? UINT64_MAX - 1 : now + ns };
+
+	return run(s, &l);
+}
+
+PERFRING_API int perfring_session_parse_until(struct perfring_session *s,
+					      bool (*should_stop)(void *ctx), void *ctx)
+{
+	struct loop l = { .deadline = UINT64_MAX, .should_stop = should_stop, .ctx = ctx };
+
+	if (!should_stop)
+		return s ? pr_err(s, -EINVAL, "parse_until: should_stop must not be NULL") : -EINVAL;
+	return run(s, &l);
+}

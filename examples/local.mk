@@ -1,0 +1,7 @@
+noinst_PROGRAMS += examples/count examples/epoll-reactor examples/thread-per-cpu
+examples_count_SOURCES = examples/count.c
+examples_count_LDADD = core/libperfring.la
+examples_epoll_reactor_SOURCES = examples/epoll-reactor.c
+examples_epoll_reactor_LDADD = core/libperfring.la
+examples_thread_per_cpu_SOURCES = examples/thread-per-cpu.c
+examples_thread_per_cpu_LDADD = core/libperfring.la

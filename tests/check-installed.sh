@@ -1,0 +1,26 @@
+#!/bin/sh
+# Compiles and runs a program against the installed copy using only
+# `pkg-config --cflags --libs perfring` (make installcheck).
+set -eu
+destdir="$1"; prefix="$2"; cc="$3"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pcdir="$destdir$prefix/lib/pkgconfig"
+[ -d "$pcdir" ] || pcdir=$(dirname "$(find "$destdir$prefix" -name perfring.pc | head -1)")
+cat > "$tmp/t.c" <<'C'
+#include <perfring/perfring.h>
+#include <stdio.h>
+int main(void)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 3 };
+	struct perfring_session *s = NULL;
+	int err = perfring_session_new(&o, &s);
+	printf("version %d, new(ring_pages=3) = %d: %s\n", perfring_version(), err,
+	       perfring_session_last_error(NULL));
+	return err == -22 && perfring_version() == PERFRING_VERSION ? 0 : 1;
+}
+C
+flags=$(PKG_CONFIG_PATH="$pcdir" pkg-config --define-prefix --cflags --libs perfring)
+# shellcheck disable=SC2086
+$cc "$tmp/t.c" -o "$tmp/t" $flags
+LD_LIBRARY_PATH="$destdir$prefix/lib" "$tmp/t"
+echo "installcheck: built and ran against $destdir$prefix with pkg-config only"

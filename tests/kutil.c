@@ -1,0 +1,139 @@
+#include "kutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+int kutil_unavailable(int err)
+{
+	return err == -EACCES || err == -EPERM || err == -ENOSYS || err == -ENOENT;
+}
+
+void kutil_getpid_n(long n)
+{
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getpid);
+}
+
+int kutil_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+int kutil_fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the DIR's own fd */
+}
+
+uint64_t kutil_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int kutil_ncpu_online(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+int kutil_child_start(struct kchild *c, int (*fn)(void *), void *arg)
+{
+	int p[2];
+	char b;
+
+	if (pipe(p) < 0)
+		return -errno;
+	c->pid = fork();
+	if (c->pid < 0)
+		return -errno;
+	if (c->pid == 0) {
+		close(p[1]);
+		if (read(p[0], &b, 1) != 1)
+			_exit(127);
+		_exit(fn(arg));
+	}
+	close(p[0]);
+	c->go_fd = p[1];
+	return 0;
+}
+
+void kutil_child_go(struct kchild *c)
+{
+	if (write(c->go_fd, "g", 1) != 1)
+		kill(c->pid, SIGKILL);
+	close(c->go_fd);
+	c->go_fd = -1;
+}
+
+int kutil_child_wait(struct kchild *c)
+{
+	int st;
+
+	if (c->go_fd >= 0) {
+		close(c->go_fd);
+		c->go_fd = -1;
+	}
+	if (waitpid(c->pid, &st, 0) != c->pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int kutil_count_cb(const struct perfring_sample *s, void *ctx)
+{
+	struct kcount *k = ctx;
+
+	k->n++;
+	if (s->cpu >= 0 && s->cpu < 64)
+		k->per_cpu[s->cpu]++;
+	if (s->time < k->last_time)
+		k->out_of_order++;
+	k->last_time = s->time;
+	return 0;
+}
+
+int kutil_getpid_session(struct perfring_opts *o, pid_t filter_pid, struct kcount *k,
+			 struct perfring_session **out, struct perfring_event **evp)
+{
+	struct perfring_session *s = NULL;
+	struct perfring_event *ev;
+	char filter[64];
+	int err;
+
+	*out = NULL;
+	if ((err = perfring_session_new(o, &s)))
+		return err;
+	*out = s;
+	if ((err = perfring_session_add_tracepoint(s, "syscalls", "sys_enter_getpid", &ev)))
+		return err;
+	if (filter_pid > 0) {
+		snprintf(filter, sizeof(filter), "common_pid == %d", (int)filter_pid);
+		if ((err = perfring_event_set_filter(ev, filter)))
+			return err;
+	}
+	if (evp)
+		*evp = ev;
+	return perfring_event_set_callback(ev, kutil_count_cb, k);
+}

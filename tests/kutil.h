@@ -1,0 +1,45 @@
+/* Helpers for tests that open real perf events. */
+#ifndef KUTIL_H
+#define KUTIL_H
+
+#include <perfring/perfring.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Whether err means perf is really unavailable here (EACCES, EPERM, ENOSYS,
+ * or ENOENT for a missing tracepoint): the only reasons a kernel test skips. */
+int kutil_unavailable(int err);
+
+/* Skips the current test with the reason when perf is unavailable, else
+ * fails it with the session's sentence when err is an error. */
+#define KCHECK(err, s)                                                                   \
+	do {                                                                             \
+		int e_ = (err);                                                          \
+		if (e_ && kutil_unavailable(e_))                                         \
+			cr_skip_test("perf unavailable: %s", perfring_session_last_error(s)); \
+		cr_assert_eq(e_, 0, "%s (%d)", perfring_session_last_error(s), e_);      \
+	} while (0)
+
+void kutil_getpid_n(long n);
+int kutil_pin(int cpu);
+int kutil_fd_count(void);
+uint64_t kutil_now_ns(void);
+int kutil_ncpu_online(void);
+
+/* A child that waits for kutil_child_go(), runs fn(arg) and exits with its
+ * return value. Lets a test start watching a pid before it does anything. */
+struct kchild { pid_t pid; int go_fd; };
+int kutil_child_start(struct kchild *c, int (*fn)(void *), void *arg);
+void kutil_child_go(struct kchild *c);
+int kutil_child_wait(struct kchild *c); /* exit status, or -1 */
+
+/* Counts samples per CPU in a callback (ctx = struct kcount *). */
+struct kcount { uint64_t n; uint64_t per_cpu[64]; uint64_t last_time; uint64_t out_of_order; };
+int kutil_count_cb(const struct perfring_sample *s, void *ctx);
+
+/* A session on every online CPU with opts o, getpid tracepoint filtered on
+ * pid (0: no filter), counting into k. */
+int kutil_getpid_session(struct perfring_opts *o, pid_t filter_pid, struct kcount *k,
+			 struct perfring_session **out, struct perfring_event **ev);
+
+#endif

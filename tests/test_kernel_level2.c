@@ -1,0 +1,426 @@
+/* Level 2: per-CPU fds, parse_for_cpu and its budgeted and pull forms,
+ * readiness, HUP, masking, and the reactor logic adapters share. */
+#include "kutil.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define N 10000
+
+struct pinned { int cpu; long n; };
+
+static int pinned_getpid(void *arg)
+{
+	struct pinned *p = arg;
+
+	if (kutil_pin(p->cpu))
+		return 1;
+	kutil_getpid_n(p->n);
+	return 0;
+}
+
+static void need_two_cpus(void)
+{
+	if (kutil_ncpu_online() < 2)
+		cr_skip_test("needs CPUs 0 and 1 online");
+}
+
+/* A started getpid session fed by a child pinned to `cpu` writing n records. */
+static struct perfring_session *fed(struct perfring_opts *o, int cpu, long n, struct kcount *k)
+{
+	struct pinned p = { cpu, n };
+	struct perfring_session *s;
+	struct kchild c;
+
+	cr_assert_eq(kutil_child_start(&c, pinned_getpid, &p), 0);
+	KCHECK(kutil_getpid_session(o, c.pid, k, &s, NULL), s);
+	KCHECK(perfring_session_start(s), s);
+	kutil_child_go(&c);
+	cr_assert_eq(kutil_child_wait(&c), 0);
+	return s;
+}
+
+static int cpu_must_be_1(const struct perfring_sample *smp, void *ctx)
+{
+	cr_assert_eq(smp->cpu, 1);
+	return kutil_count_cb(smp, ctx);
+}
+
+Test(level2, fds_sorted_and_one_per_cpu)
+{
+	struct perfring_opts o = { .sz = sizeof(o) };
+	const struct perfring_cpu_fd *fds;
+	struct perfring_session *s;
+	struct kcount k = { 0 };
+	size_t n;
+
+	KCHECK(kutil_getpid_session(&o, 0, &k, &s, NULL), s);
+	KCHECK(perfring_session_add_software(s, PERFRING_SW_CONTEXT_SWITCHES, 1, NULL), s);
+	cr_assert_eq(perfring_session_fds(s, &fds), 0, "no fds before start");
+	KCHECK(perfring_session_start(s), s);
+	n = perfring_session_fds(s, &fds);
+	cr_assert_eq(n, (size_t)kutil_ncpu_online(), "two events on a CPU still share one fd");
+	for (size_t i = 0; i < n; i++) {
+		cr_assert(i == 0 || fds[i].cpu > fds[i - 1].cpu);
+		cr_assert_eq(perfring_session_fd_for_cpu(s, fds[i].cpu), fds[i].fd);
+	}
+	cr_assert_eq(perfring_session_fd_for_cpu(s, 4000), -ENOENT);
+	cr_assert_eq(perfring_session_parse_for_cpu(s, 4000), -ENOENT);
+	perfring_session_free(s);
+}
+
+Test(level2, masking_one_cpu_one_fd)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .cpus = (int[]){ 1 }, .cpu_cnt = 1 };
+	const struct perfring_cpu_fd *fds;
+	struct perfring_session *s;
+	struct kcount k = { 0 };
+
+	need_two_cpus();
+	KCHECK(kutil_getpid_session(&o, 0, &k, &s, NULL), s);
+	KCHECK(perfring_session_start(s), s);
+	cr_assert_eq(perfring_session_fds(s, &fds), 1);
+	cr_assert_eq(fds[0].cpu, 1);
+	cr_assert_eq(perfring_session_fd_for_cpu(s, 0), -ENOENT);
+	cr_assert_eq(perfring_session_parse_for_cpu(s, 0), -ENOENT);
+	perfring_session_free(s);
+}
+
+Test(level2, parse_for_cpu_touches_only_that_ring)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256 };
+	struct perfring_session *s;
+	struct perfring_event *ev;
+	struct kcount k = { 0 };
+	struct kchild c;
+	struct pinned p = { 1, N };
+
+	need_two_cpus();
+	cr_assert_eq(kutil_child_start(&c, pinned_getpid, &p), 0);
+	KCHECK(kutil_getpid_session(&o, c.pid, &k, &s, &ev), s);
+	perfring_event_set_callback(ev, cpu_must_be_1, &k);
+	KCHECK(perfring_session_start(s), s);
+	kutil_child_go(&c);
+	cr_assert_eq(kutil_child_wait(&c), 0);
+	cr_assert_eq(perfring_session_parse_for_cpu(s, 0), 0);
+	cr_assert_eq(perfring_session_parse_for_cpu(s, 1), N);
+	cr_assert_eq(k.per_cpu[1], N);
+	cr_assert_eq(perfring_session_parse_for_cpu(s, 1), 0, "drained to its head");
+	perfring_session_free(s);
+}
+
+Test(level2, budget_delivers_exactly_and_says_when_done)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256 };
+	struct perfring_session *s;
+	struct kcount k = { 0 };
+	bool more = true;
+	int total = 0, calls = 0, n;
+
+	need_two_cpus();
+	s = fed(&o, 1, N, &k);
+	while (more) {
+		n = perfring_session_parse_for_cpu_n(s, 1, 64, &more);
+		cr_assert_leq(n, 64);
+		cr_assert(n == 64 || !more, "a short batch means the ring is drained");
+		total += n;
+		cr_assert_lt(++calls, N, "budgeted drain never ends");
+	}
+	cr_assert_eq(total, N);
+	cr_assert_eq(k.n, N);
+	cr_assert_geq(calls, N / 64);
+	perfring_session_free(s);
+}
+
+/* Two sessions see the same records but time them separately, so compare
+ * what the records carry: close(fd)'s payload, with a distinct fd each. */
+struct seq { uint8_t raw[N][32]; int n; };
+
+static int record_seq(const struct perfring_sample *smp, void *ctx)
+{
+	struct seq *q = ctx;
+
+	cr_assert_leq(smp->raw_size, 32);
+	if (q->n < N)
+		memcpy(q->raw[q->n], smp->raw, smp->raw_size);
+	q->n++;
+	return 0;
+}
+
+static int pinned_closes(void *arg)
+{
+	(void)arg;
+	if (kutil_pin(1))
+		return 1;
+	for (int i = 0; i < N; i++)
+		close(1000000 + i);
+	return 0;
+}
+
+static struct perfring_session *close_session(pid_t pid, struct seq *q)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .pid = pid };
+	struct perfring_session *s;
+	struct perfring_event *ev;
+
+	KCHECK(perfring_session_new(&o, &s), NULL);
+	KCHECK(perfring_session_add_tracepoint(s, "syscalls", "sys_enter_close", &ev), s);
+	/* Only the generator's closes, not the child's own pipe handling. */
+	cr_assert_eq(perfring_event_set_filter(ev, "fd >= 1000000"), 0);
+	perfring_event_set_callback(ev, record_seq, q);
+	KCHECK(perfring_session_start(s), s);
+	return s;
+}
+
+/* Two sessions watch the same stream: one pulls, one is pushed to. */
+Test(level2, pull_form_matches_push_form)
+{
+	struct seq *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct perfring_session *push, *pull;
+	struct perfring_sample smp;
+	struct perfring_record rec;
+	struct kchild c;
+	int kind;
+
+	need_two_cpus();
+	cr_assert_eq(kutil_child_start(&c, pinned_closes, NULL), 0);
+	push = close_session(c.pid, a);
+	pull = close_session(c.pid, NULL);
+	kutil_child_go(&c);
+	cr_assert_eq(kutil_child_wait(&c), 0);
+	cr_assert_eq(perfring_session_parse_for_cpu(push, 1), N);
+	while ((kind = perfring_cpu_next(pull, 1, &smp, &rec)) > 0) {
+		cr_assert_eq(kind, PERFRING_NEXT_SAMPLE);
+		cr_assert_eq(smp.cpu, 1);
+		cr_assert_eq(smp.pid, (uint32_t)c.pid);
+		record_seq(&smp, b);
+	}
+	cr_assert_eq(kind, 0);
+	cr_assert_eq(perfring_cpu_commit(pull, 1), 0);
+	cr_assert_eq(b->n, N);
+	cr_assert_eq(a->n, N);
+	cr_assert_eq(memcmp(a->raw, b->raw, sizeof(a->raw)), 0);
+	cr_assert_neq(memcmp(a->raw[0], a->raw[1], sizeof(a->raw[0])), 0, "payloads differ");
+	cr_assert_eq(perfring_session_parse_for_cpu(pull, 1), 0, "commit released them all");
+	perfring_session_free(push);
+	perfring_session_free(pull);
+	free(a);
+	free(b);
+}
+
+static int one_getpid_on_1(void)
+{
+	struct pinned p = { 1, 1 };
+	struct kchild c;
+
+	cr_assert_eq(kutil_child_start(&c, pinned_getpid, &p), 0);
+	kutil_child_go(&c);
+	return kutil_child_wait(&c);
+}
+
+static int epoll_for(int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	cr_assert_geq(ep, 0);
+	cr_assert_eq(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev), 0);
+	return ep;
+}
+
+static int ready(int ep)
+{
+	struct epoll_event ev;
+
+	return epoll_wait(ep, &ev, 1, 0);
+}
+
+/* Readiness is one-shot on perf fds (DESIGN.md): these assert exactly that. */
+Test(level2, readiness_is_one_shot)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .wakeup_events = 1 };
+	struct perfring_session *s;
+	struct kcount k = { 0 };
+	struct pollfd p = { .events = POLLIN };
+	int early, late;
+
+	need_two_cpus();
+	KCHECK(kutil_getpid_session(&o, 0, &k, &s, NULL), s);
+	/* Only our generators: filter out everything but children we make. */
+	KCHECK(perfring_session_start(s), s);
+	p.fd = perfring_session_fd_for_cpu(s, 1);
+	perfring_session_parse_for_cpu(s, 1);
+	while (poll(&p, 1, 0) > 0)
+		perfring_session_parse_for_cpu(s, 1);
+	early = epoll_for(p.fd);
+	cr_assert_eq(one_getpid_on_1(), 0);
+	cr_assert_eq(ready(early), 1, "an epoll set made before the record reports it");
+	cr_assert_eq(ready(early), 0, "and only once");
+	cr_assert_eq(one_getpid_on_1(), 0);
+	late = epoll_for(p.fd);
+	cr_assert_eq(ready(late), 0, "a fresh epoll set misses a readiness that already happened");
+	cr_assert_eq(ready(early), 0, "registering consumed it for everyone");
+	cr_assert_gt(perfring_session_parse_for_cpu(s, 1), 0);
+	cr_assert_eq(ready(early), 0, "no new records, no readiness after a drain");
+	cr_assert_eq(one_getpid_on_1(), 0);
+	cr_assert_eq(poll(&p, 1, 0), 1, "poll(2) sees the new record");
+	cr_assert(p.revents & POLLIN);
+	close(early);
+	close(late);
+	perfring_session_free(s);
+}
+
+static int sleep_and_getpid(void *arg)
+{
+	usleep(20000);
+	kutil_getpid_n((long)(intptr_t)arg);
+	return 0;
+}
+
+struct errs { int calls, cpu, err; };
+
+static void on_error(int cpu, int err, void *ctx)
+{
+	struct errs *e = ctx;
+
+	e->calls++;
+	e->cpu = cpu;
+	e->err = err;
+}
+
+Test(level2, hup_after_exit_delivers_everything_then_unwatches)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
+	struct errs e = { 0 };
+	struct perfring_loop_opts lo = { .sz = sizeof(lo), .on_error = on_error, .ctx = &e };
+	const struct perfring_cpu_fd *fds;
+	struct perfring_reactor *r;
+	struct perfring_session *s;
+	struct perfring_cpu_stats st;
+	struct kcount k = { 0 };
+	struct kchild c;
+	size_t n, unwatched = 0;
+	int delivered = 0;
+
+	cr_assert_eq(kutil_child_start(&c, sleep_and_getpid, (void *)(intptr_t)1000), 0);
+	o.pid = c.pid;
+	KCHECK(kutil_getpid_session(&o, 0, &k, &s, NULL), s);
+	KCHECK(perfring_session_start(s), s);
+	cr_assert_eq(perfring_reactor_new(s, &lo, &r), 0);
+	kutil_child_go(&c);
+	cr_assert_eq(kutil_child_wait(&c), 0);
+	n = perfring_reactor_fds(r, &fds);
+	for (size_t i = 0; i < n; i++) {
+		struct pollfd p = { .fd = fds[i].fd, .events = POLLIN };
+		uint32_t v;
+
+		cr_assert_eq(poll(&p, 1, 0), 1);
+		cr_assert(p.revents & POLLHUP, "CPU %d: HUP after the task exited", fds[i].cpu);
+		delivered += perfring_reactor_ready(r, i, (uint32_t)p.revents, &v);
+		cr_assert(v & PERFRING_REACT_UNWATCH);
+		cr_assert_eq(perfring_session_cpu_stats(s, fds[i].cpu, &st), 0);
+		cr_assert_eq(st.hup, 1);
+		unwatched++;
+		cr_assert_eq(perfring_reactor_ready(r, i, (uint32_t)p.revents, &v), 0,
+			     "an unwatched slot does nothing");
+	}
+	cr_assert_eq(delivered, 1000, "every record still delivered");
+	cr_assert_eq(e.calls, (int)unwatched, "on_error once per CPU");
+	cr_assert_eq(e.err, -EPIPE);
+	perfring_reactor_free(r);
+	perfring_session_free(s);
+}
+
+Test(level2, reactor_budget_and_flush)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .flush_ms = 50,
+				   .wakeup_watermark = 4096 };
+	struct perfring_loop_opts lo = { .sz = sizeof(lo), .budget = 100, .cpus = (int[]){ 1 },
+					 .cpu_cnt = 1 };
+	struct perfring_reactor *r;
+	struct perfring_session *s;
+	struct kcount k = { 0 };
+	size_t more_slots = 0;
+	uint32_t v = PERFRING_REACT_MORE;
+	int total, rounds = 0;
+
+	need_two_cpus();
+	s = fed(&o, 1, 1000, &k);
+	cr_assert_eq(perfring_reactor_new(s, &lo, &r), 0);
+	cr_assert_eq(perfring_reactor_fds(r, NULL), 1);
+	cr_assert_eq(perfring_reactor_flush_ms(r), 50);
+	total = perfring_reactor_flush(r, &more_slots);
+	cr_assert_eq(total, 100);
+	cr_assert_eq(more_slots, 1);
+	cr_assert(perfring_reactor_pending(r, 0));
+	cr_assert_geq(perfring_reactor_next_flush_ms(r), 0);
+	while (v & PERFRING_REACT_MORE) {
+		total += perfring_reactor_ready(r, 0, 0, &v);
+		cr_assert_lt(++rounds, 100);
+	}
+	cr_assert_eq(total, 1000);
+	cr_assert_eq(rounds, 9);
+	cr_assert_not(perfring_reactor_pending(r, 0));
+	perfring_reactor_free(r);
+
+	lo.cpus = (int[]){ 0, 0 };
+	lo.cpu_cnt = 2;
+	cr_assert_eq(perfring_reactor_new(s, &lo, &r), -EINVAL, "a CPU listed twice");
+	lo.cpus = (int[]){ 4000 };
+	lo.cpu_cnt = 1;
+	cr_assert_eq(perfring_reactor_new(s, &lo, &r), -ENOENT);
+	lo.cpus = NULL;
+	lo.cpu_cnt = 0;
+	lo.flush_ms = PERFRING_FLUSH_NEVER;
+	cr_assert_eq(perfring_reactor_new(s, &lo, &r), 0);
+	cr_assert_eq(perfring_reactor_flush_ms(r), 0);
+	cr_assert_eq(perfring_reactor_next_flush_ms(r), -1);
+	perfring_reactor_free(r);
+	perfring_session_free(s);
+}
+
+struct cancel_ctx { struct perfring_reactor *r; int seen; };
+
+static int free_inside(const struct perfring_sample *smp, void *ctx)
+{
+	struct cancel_ctx *c = ctx;
+
+	(void)smp;
+	c->seen++;
+	cr_assert(perfring_reactor_busy(c->r));
+	perfring_reactor_free(c->r); /* deferred: we are inside its call */
+	return 0;
+}
+
+Test(level2, reactor_free_inside_callback_is_deferred)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256 };
+	struct perfring_session *s;
+	struct perfring_event *ev;
+	struct cancel_ctx cc = { 0 };
+	struct kcount k = { 0 };
+	struct pinned p = { 1, 50 };
+	struct kchild c;
+	uint32_t v;
+
+	need_two_cpus();
+	cr_assert_eq(kutil_child_start(&c, pinned_getpid, &p), 0);
+	KCHECK(kutil_getpid_session(&o, c.pid, &k, &s, &ev), s);
+	perfring_event_set_callback(ev, free_inside, &cc);
+	KCHECK(perfring_session_start(s), s);
+	kutil_child_go(&c);
+	cr_assert_eq(kutil_child_wait(&c), 0);
+	cr_assert_eq(perfring_reactor_new(s, NULL, &cc.r), 0);
+	perfring_reactor_ready(cc.r, 1, POLLIN, &v);
+	cr_assert_eq(cc.seen, 1, "no callback after the free");
+	cr_assert(v & PERFRING_REACT_UNWATCH, "the caller is told the reactor is gone");
+	perfring_event_set_callback(ev, kutil_count_cb, &k);
+	cr_assert_eq(perfring_session_parse_for_cpu(s, 1), 49, "the rest stays for a later parse");
+	perfring_session_free(s);
+}
