@@ -194,6 +194,20 @@ static int drain(struct perfring_reactor *r, struct slot *sl)
 	return n;
 }
 
+/* Some loops (libev, libevent's epoll backend) fold POLLHUP into "readable",
+ * and a per-task ring HUPs forever once its task is gone. Only pid mode has
+ * such rings. Polling before the drain is safe: perf readiness is one-shot,
+ * but whatever it reports here the drain that follows reads. */
+static uint32_t with_hup(struct perfring_reactor *r, size_t slot, uint32_t revents)
+{
+	struct pollfd p = { .fd = r->fds[slot].fd, .events = POLLIN };
+
+	if (r->s->o.pid > 0 && (revents & POLLIN) && !(revents & (POLLHUP | POLLERR)) &&
+	    poll(&p, 1, 0) == 1)
+		revents |= (uint32_t)p.revents & (POLLHUP | POLLERR);
+	return revents;
+}
+
 PERFRING_API int perfring_reactor_ready(struct perfring_reactor *r, size_t slot,
 					uint32_t revents, uint32_t *verdict)
 {
@@ -208,6 +222,7 @@ PERFRING_API int perfring_reactor_ready(struct perfring_reactor *r, size_t slot,
 	sl = &r->slots[slot];
 	if (r->cancelled || sl->unwatched)
 		return 0;
+	revents = with_hup(r, slot, revents);
 	if (revents & POLLIN)
 		sl->c->st.wakeups++;
 	if (revents & (POLLHUP | POLLERR))
@@ -225,8 +240,11 @@ PERFRING_API int perfring_reactor_ready(struct perfring_reactor *r, size_t slot,
 
 PERFRING_API void perfring_reactor_fail(struct perfring_reactor *r, size_t slot, int err)
 {
-	if (r && slot < r->n)
-		unwatch(r, &r->slots[slot], err < 0 ? err : -err);
+	if (!r || slot >= r->n)
+		return;
+	r->depth++; /* on_error may free r: that must wait until we return */
+	unwatch(r, &r->slots[slot], err < 0 ? err : -err);
+	leave(r);
 }
 
 PERFRING_API int perfring_reactor_flush(struct perfring_reactor *r, size_t *more_slots)

@@ -17,6 +17,11 @@ int kutil_unavailable(int err)
 	return err == -EACCES || err == -EPERM || err == -ENOSYS || err == -ENOENT;
 }
 
+int kutil_under_valgrind(void)
+{
+	return getenv("PERFRING_UNDER_VALGRIND") != NULL;
+}
+
 void kutil_getpid_n(long n)
 {
 	for (long i = 0; i < n; i++)

@@ -43,15 +43,15 @@ Test(kernel_session, exact_count_pid_mode)
 	start_or_skip(s);
 	kutil_child_go(&c);
 	cr_assert_eq(kutil_child_wait(&c), 0);
-	cr_assert_eq(perfring_session_parse_all(s), N);
-	cr_assert_eq(k.n, N);
+	KCOUNT_EQ(perfring_session_parse_all(s), N);
+	KCOUNT_EQ(k.n, N);
 	for (int cpu = 0; cpu < kutil_ncpu_online(); cpu++) {
 		cr_assert_eq(perfring_session_cpu_stats(s, cpu, &st), 0);
 		samples += st.samples;
 		lost += st.lost;
 		cr_assert_eq(st.corrupt, 0);
 	}
-	cr_assert_eq(samples, N);
+	KCOUNT_EQ(samples, N);
 	cr_assert_eq(lost, 0);
 	perfring_session_free(s);
 }
@@ -69,10 +69,10 @@ Test(kernel_session, exact_count_system_wide_filter)
 	start_or_skip(s);
 	kutil_child_go(&c);
 	cr_assert_eq(kutil_child_wait(&c), 0);
-	cr_assert_eq(perfring_session_parse_all(s), N);
+	KCOUNT_EQ(perfring_session_parse_all(s), N);
 	for (int cpu = 0; cpu < 64; cpu++)
 		sum += k.per_cpu[cpu];
-	cr_assert_eq(sum, N, "summed over CPUs: %llu", (unsigned long long)sum);
+	KCOUNT_EQ(sum, N);
 	perfring_session_free(s);
 }
 
@@ -108,7 +108,7 @@ Test(kernel_session, time_order_across_cpus)
 	start_or_skip(s);
 	__atomic_store_n(&m.go, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
-	cr_assert_eq(perfring_session_parse_all(s), N);
+	KCOUNT_EQ(perfring_session_parse_all(s), N);
 	if (kutil_ncpu_online() > 1)
 		cr_assert(k.per_cpu[0] > 0 && k.per_cpu[1] > 0, "the generator ran on both CPUs");
 	cr_assert_eq(k.out_of_order, 0, "%llu records out of time order",
@@ -116,7 +116,7 @@ Test(kernel_session, time_order_across_cpus)
 	perfring_session_free(s);
 }
 
-struct writes { struct perfring_field count; uint64_t seen[8]; int n; };
+struct writes { struct perfring_field count; uint64_t seen[64]; int n; };
 
 static int on_write(const struct perfring_sample *smp, void *ctx)
 {
@@ -124,7 +124,7 @@ static int on_write(const struct perfring_sample *smp, void *ctx)
 	uint64_t v;
 
 	cr_assert_eq(perfring_field_uint(&w->count, smp, &v), 0);
-	if (w->n < 8)
+	if (w->n < 64)
 		w->seen[w->n] = v;
 	w->n++;
 	return 0;
@@ -152,10 +152,14 @@ Test(kernel_session, field_sys_enter_write_count)
 	start_or_skip(s);
 	for (size_t i = 0; i < 4; i++)
 		cr_assert_eq(write(fd, buf, sizes[i]), (ssize_t)sizes[i]);
-	cr_assert_eq(perfring_session_parse_all(s), 4);
-	for (int i = 0; i < 4; i++)
-		cr_assert_eq(w.seen[i], sizes[i], "write %d: count %llu", i,
-			     (unsigned long long)w.seen[i]);
+	KCOUNT_EQ(perfring_session_parse_all(s), 4);
+	/* In order; valgrind's own writes may stand between them. */
+	for (int i = 0, j = 0; i < 4; i++, j++) {
+		while (kutil_under_valgrind() && j < w.n - 1 && j < 63 && w.seen[j] != sizes[i])
+			j++;
+		cr_assert_eq(w.seen[j], sizes[i], "write %d: count %llu", i,
+			     (unsigned long long)w.seen[j]);
+	}
 	close(fd);
 	perfring_session_free(s);
 }
@@ -317,8 +321,9 @@ Test(kernel_session, overflow_delivered_plus_lost_is_exact)
 	cr_assert_eq(kutil_child_wait(&c), 0);
 	perfring_session_parse_all(s);
 	cr_assert_gt(l.records, 0, "a LOST record reached the callback");
-	cr_assert_eq(k.n + l.lost, N + 1, "delivered %llu + lost %llu",
-		     (unsigned long long)k.n, (unsigned long long)l.lost);
+	cr_log_info("delivered %llu + lost %llu", (unsigned long long)k.n,
+		    (unsigned long long)l.lost);
+	KCOUNT_EQ(k.n + l.lost, N + 1);
 	for (int cpu = 0; cpu < kutil_ncpu_online(); cpu++) {
 		cr_assert_eq(perfring_session_cpu_stats(s, cpu, &st), 0);
 		lost += st.lost;

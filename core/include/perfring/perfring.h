@@ -414,10 +414,13 @@ PERFRING_API size_t perfring_reactor_fds(const struct perfring_reactor *r,
 					 const struct perfring_cpu_fd **out);
 /** Handles readiness (revents: POLLIN/POLLHUP/POLLERR bits; 0 = continue a
  *  budgeted drain). Returns samples handled or -errno; *verdict gets
- *  PERFRING_REACT_* bits. */
+ *  PERFRING_REACT_* bits (UNWATCH also when r was freed inside a callback).
+ *  In pid mode a readiness without POLLHUP is checked with poll(2) first, as
+ *  some loops report a HUP as plain "readable". */
 PERFRING_API int perfring_reactor_ready(struct perfring_reactor *r, size_t slot,
 					uint32_t revents, uint32_t *verdict);
-/** Reports a loop error on a slot: calls on_error and marks it unwatched. */
+/** Reports a loop error on a slot: calls on_error and marks it unwatched.
+ *  on_error may free r (the free is deferred until this returns). */
 PERFRING_API void perfring_reactor_fail(struct perfring_reactor *r, size_t slot, int err);
 /** Drains every watched ring (budget per ring). Returns samples or -errno;
  *  *more_slots (may be NULL) gets how many slots still have records. */
