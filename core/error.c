@@ -5,6 +5,7 @@
 #include <perfring/perfring.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,8 @@ PERFRING_API const char *perfring_strerror(int err)
 
 	if (err == 0)
 		return "Success";
+	if (err == INT_MIN)
+		return "Unknown error";
 	d = strerrordesc_np(err < 0 ? -err : err);
 	return d ? d : "Unknown error";
 }
@@ -39,6 +42,32 @@ int pr_err(struct perfring_session *s, int err, const char *fmt, ...)
 	if (s)
 		memcpy(thread_err, buf, PR_ERR_LEN);
 	return err;
+}
+
+int pr_null(struct perfring_session *s, const char *fn, const char *arg)
+{
+	return pr_err(s, -EINVAL, "%s: %s must not be NULL", fn, arg);
+}
+
+int pr_opts_copy(struct perfring_session *s, const char *name, void *dst, size_t dst_sz,
+		 const void *src)
+{
+	const unsigned char *tail = (const unsigned char *)src + dst_sz;
+	size_t sz, i;
+
+	memset(dst, 0, dst_sz);
+	if (!src)
+		return 0;
+	sz = *(const size_t *)src;
+	if (sz < dst_sz)
+		return pr_err(s, -EINVAL, "%s.sz is %zu; the struct is %zu bytes (set sz = "
+			      "sizeof(struct %s))", name, sz, dst_sz, name);
+	for (i = 0; i < sz - dst_sz; i++)
+		if (tail[i])
+			return pr_err(s, -E2BIG, "%s.sz is %zu and its bytes past %zu are not zero: "
+				      "a newer libperfring's option is set", name, sz, dst_sz);
+	memcpy(dst, src, dst_sz);
+	return 0;
 }
 
 PERFRING_API const char *perfring_session_last_error(const struct perfring_session *s)

@@ -33,10 +33,10 @@ void pr_event_free(struct perfring_event *ev)
 	free(ev);
 }
 
-static int check_addable(struct perfring_session *s)
+static int check_addable(struct perfring_session *s, const char *fn)
 {
 	if (!s)
-		return -EINVAL;
+		return pr_null(NULL, fn, "s");
 	if (s->state != PR_NEW)
 		return pr_err(s, -EBUSY, "events can only be added before perfring_session_start");
 	return 0;
@@ -74,6 +74,7 @@ static struct perfring_event *event_alloc(struct perfring_session *s, enum pr_ev
 	ev->kind = kind;
 	ev->attr = *attr;
 	pr_event_force_attr(&ev->attr);
+	pr_layout_init(&ev->layout, ev->attr.sample_type);
 	return ev;
 }
 
@@ -114,12 +115,12 @@ PERFRING_API int perfring_session_add_tracepoint(struct perfring_session *s, con
 	struct perf_event_attr a = { 0 };
 	struct perfring_event *ev;
 	char root[PATH_MAX];
-	int err = check_addable(s);
+	int err = check_addable(s, __func__);
 
 	if (err)
 		return err;
 	if (!system || !name)
-		return pr_err(s, -EINVAL, "add_tracepoint: system and name must not be NULL");
+		return pr_null(s, __func__, system ? "name" : "system");
 	if ((err = tracefs_root(s, root, sizeof(root))))
 		return err;
 	a.type = PERF_TYPE_TRACEPOINT;
@@ -155,21 +156,17 @@ PERFRING_API int perfring_session_add_software_opts(struct perfring_session *s,
 						    const struct perfring_software_opts *opts,
 						    struct perfring_event **out)
 {
-	struct perfring_software_opts o = { 0 };
+	struct perfring_software_opts o;
 	struct perf_event_attr a = { 0 };
 	struct perfring_event *ev;
-	int err = check_addable(s);
+	int err = check_addable(s, __func__);
 
 	if (err)
 		return err;
 	if ((unsigned)kind >= sizeof(sw_config) / sizeof(sw_config[0]))
 		return pr_err(s, -EINVAL, "add_software: unknown kind %d", (int)kind);
-	if (opts) {
-		if (opts->sz < sizeof(size_t) || opts->sz > sizeof(o))
-			return pr_err(s, -EINVAL, "perfring_software_opts.sz %zu is not %zu",
-				      opts->sz, sizeof(o));
-		memcpy(&o, opts, opts->sz);
-	}
+	if ((err = pr_opts_copy(s, "perfring_software_opts", &o, sizeof(o), opts)))
+		return err;
 	if (o.period && o.freq)
 		return pr_err(s, -EINVAL, "perfring_software_opts: period and freq exclude each other");
 	a.type = PERF_TYPE_SOFTWARE;
@@ -201,12 +198,12 @@ PERFRING_API int perfring_session_add_attr(struct perfring_session *s,
 {
 	struct perfring_event *ev;
 	const char *bad;
-	int err = check_addable(s);
+	int err = check_addable(s, __func__);
 
 	if (err)
 		return err;
 	if (!attr)
-		return pr_err(s, -EINVAL, "add_attr: attr must not be NULL");
+		return pr_null(s, __func__, "attr");
 	bad = pr_sample_unsupported(attr->sample_type);
 	if (bad)
 		return pr_err(s, -EOPNOTSUPP,
@@ -222,7 +219,7 @@ PERFRING_API int perfring_event_set_callback(struct perfring_event *ev, perfring
 					     void *ctx)
 {
 	if (!ev)
-		return -EINVAL;
+		return pr_null(NULL, __func__, "ev");
 	ev->fn = fn;
 	ev->ctx = ctx;
 	return 0;
@@ -233,7 +230,7 @@ PERFRING_API int perfring_event_set_filter(struct perfring_event *ev, const char
 	char *copy;
 
 	if (!ev)
-		return -EINVAL;
+		return pr_null(NULL, __func__, "ev");
 	if (ev->kind != PR_EV_TRACEPOINT)
 		return pr_err(ev->s, -EINVAL, "set_filter: %s is not a tracepoint", ev->name);
 	if (ev->s->state != PR_NEW)
@@ -252,7 +249,7 @@ PERFRING_API int perfring_event_field(const struct perfring_event *ev, const cha
 	const struct perfring_field *f;
 
 	if (!ev || !name || !out)
-		return -EINVAL;
+		return pr_null(ev ? ev->s : NULL, __func__, !ev ? "ev" : !name ? "name" : "out");
 	if (ev->kind != PR_EV_TRACEPOINT)
 		return pr_err(ev->s, -EINVAL, "event_field: %s is not a tracepoint", ev->name);
 	f = pr_format_field(&ev->fmt, name);
@@ -276,7 +273,7 @@ PERFRING_API int perfring_session_set_record_callback(struct perfring_session *s
 						      perfring_record_fn fn, void *ctx)
 {
 	if (!s)
-		return -EINVAL;
+		return pr_null(NULL, __func__, "s");
 	if (mask & ~(uint32_t)PERFRING_REC_ALL)
 		return pr_err(s, -EINVAL, "set_record_callback: unknown bits 0x%x in mask",
 			      mask & ~(uint32_t)PERFRING_REC_ALL);

@@ -3,6 +3,7 @@
 #ifndef PR_EVENT_H
 #define PR_EVENT_H
 
+#include "record.h"
 #include "tracefs.h"
 
 #include <perfring/perfring.h>
@@ -13,6 +14,7 @@ struct perfring_event {
 	struct perfring_session *s;
 	enum pr_ev_kind kind;
 	struct perf_event_attr attr;
+	struct pr_layout layout;   /* of attr.sample_type, for the decoder */
 	char name[160];
 	perfring_sample_fn fn;
 	void *ctx;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Typed, bounds-checked reads of tracepoint fields from a sample's RAW
  * payload. The payload has no alignment guarantee, hence memcpy throughout. */
+#include "error.h"
+
 #include <perfring/perfring.h>
 
 #include <errno.h>
@@ -78,10 +80,14 @@ static int data_span(const struct perfring_field *f, const struct perfring_sampl
 	return fixed_span(f, s, out);
 }
 
+/* NULL arguments also leave a sentence in this thread's last error. */
 static bool args_ok(const struct perfring_field *f, const struct perfring_sample *s,
 		    const void *out)
 {
-	return f && s && out;
+	if (f && s && out)
+		return true;
+	pr_null(NULL, "perfring_field accessor", !f ? "f" : !s ? "s" : "out");
+	return false;
 }
 
 /* Copies a scalar field of exactly `size` bytes into out. */
@@ -187,7 +193,7 @@ PERFRING_API int perfring_field_int(const struct perfring_field *f,
 	int err;
 
 	if (!out)
-		return -EINVAL;
+		return pr_null(NULL, "perfring_field_int", "out");
 	err = read_wide(f, s, &v);
 	if (!err)
 		*out = (int64_t)v;
@@ -202,7 +208,7 @@ PERFRING_API int perfring_field_str(const struct perfring_field *f,
 	const unsigned char *nul;
 	int err;
 
-	if (!args_ok(f, s, str) || !len || !(f->flags & PERFRING_FIELD_STRING))
+	if (!args_ok(f, s, str) || !args_ok(f, s, len) || !(f->flags & PERFRING_FIELD_STRING))
 		return -EINVAL;
 	err = data_span(f, s, &sp);
 	if (err)
@@ -220,7 +226,8 @@ PERFRING_API int perfring_field_array(const struct perfring_field *f,
 	struct span sp;
 	int err;
 
-	if (!args_ok(f, s, data) || !bytes || !(f->flags & (PERFRING_FIELD_ARRAY | LOC_FLAGS)))
+	if (!args_ok(f, s, data) || !args_ok(f, s, bytes) ||
+	    !(f->flags & (PERFRING_FIELD_ARRAY | LOC_FLAGS)))
 		return -EINVAL;
 	err = data_span(f, s, &sp);
 	if (err)

@@ -37,7 +37,7 @@ static int add_tid(struct perfring_session *s, pid_t tid)
 		return pr_err(s, -E2BIG, "process %d has more than %d threads", s->o.pid, MAX_TIDS);
 	t = pr_realloc(s->tids, (s->ntids + 1) * sizeof(*t));
 	if (!t)
-		return pr_err(s, -ENOMEM, "out of memory listing threads of %d", s->o.pid);
+		return pr_err(s, -ENOMEM, "out of memory listing the threads to watch");
 	s->tids = t;
 	s->tids[s->ntids++] = tid;
 	return 0;
@@ -171,6 +171,17 @@ static int map_ring(struct perfring_session *s, struct pr_cpu *c)
 	return err ? pr_err(s, err, "CPU %d: the kernel's ring is not usable", c->cpu) : 0;
 }
 
+/* The kernel answers a bad filter with EINVAL or ENOENT (an unknown field);
+ * both mean the filter, not a missing event, so both are -EINVAL. */
+static int filter_err(struct perfring_session *s, const struct perfring_event *ev, int cpu,
+		      int err)
+{
+	return pr_err(s, err == ENOENT ? -EINVAL : -err,
+		      "ioctl(PERF_EVENT_IOC_SET_FILTER) %s on CPU %d: the kernel refused filter "
+		      "\"%s\" (%s); check its syntax and the field names in the tracepoint's "
+		      "format file", ev->name, cpu, ev->filter, perfring_strerror(err));
+}
+
 /* Opens ev (NULL = a dummy tracker) for one thread on c and redirects it. */
 static int open_redirected(struct perfring_session *s, struct pr_cpu *c,
 			   struct perfring_event *ev, pid_t tid)
@@ -185,9 +196,7 @@ static int open_redirected(struct perfring_session *s, struct pr_cpu *c,
 	if (pr_ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)c->leader_fd) < 0)
 		return syscall_err(s, "ioctl(PERF_EVENT_IOC_SET_OUTPUT)", what, c->cpu, errno);
 	if (ev && ev->filter && pr_ioctl(fd, PERF_EVENT_IOC_SET_FILTER, (unsigned long)ev->filter) < 0)
-		return pr_err(s, -errno, "ioctl(PERF_EVENT_IOC_SET_FILTER) %s on CPU %d: the kernel "
-			      "refused filter \"%s\" (%s); check the field names in its format file",
-			      what, c->cpu, ev->filter, perfring_strerror(-errno));
+		return filter_err(s, ev, c->cpu, errno);
 	return add_id(s, c, fd, ev);
 }
 
@@ -243,13 +252,16 @@ static int alloc_cpus(struct perfring_session *s)
 	size_t i;
 
 	s->cpu = pr_calloc(s->ncpu, sizeof(*s->cpu));
-	s->fds = pr_calloc(s->ncpu, sizeof(*s->fds));
-	if (!s->cpu || !s->fds)
+	if (!s->cpu)
 		return pr_err(s, -ENOMEM, "out of memory for %zu CPUs", s->ncpu);
+	/* Before anything else can fail: close_cpu() must not see fd 0. */
 	for (i = 0; i < s->ncpu; i++) {
 		s->cpu[i].cpu = s->cpus[i];
 		s->cpu[i].leader_fd = -1;
 	}
+	s->fds = pr_calloc(s->ncpu, sizeof(*s->fds));
+	if (!s->fds)
+		return pr_err(s, -ENOMEM, "out of memory for %zu CPUs", s->ncpu);
 	return pr_heap_init(&s->heap, (uint32_t)s->ncpu) ? pr_err(s, -ENOMEM, "out of memory") : 0;
 }
 

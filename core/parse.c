@@ -35,6 +35,17 @@ static inline uint64_t sample_type_of(const struct perfring_event *ev)
 	return ev ? ev->attr.sample_type : PR_SAMPLE_FORCED;
 }
 
+/* The event of a record whose IDENTIFIER is id; false for an unknown id.
+ * The common case, the same event as the last record, costs one compare. */
+static inline bool event_of(struct pr_cpu *c, uint64_t id, struct perfring_event **ev)
+{
+	if (__builtin_expect(c->last.id == id, 1)) {
+		*ev = c->last.ev;
+		return true;
+	}
+	return lookup(c, id, ev);
+}
+
 static void note_fill(struct pr_cpu *c)
 {
 	uint64_t fill = (c->ring.head - c->ring.tail) * 100 / c->ring.size;
@@ -51,29 +62,19 @@ static void count_lost(struct pr_cpu *c, const struct perfring_record *r)
 		c->st.lost += r->u.lost_samples.lost;
 }
 
-/* Decodes h into a sample or a kernel record. Returns PERFRING_NEXT_SAMPLE,
- * PERFRING_NEXT_RECORD, or 0 for a record that was skipped and counted. */
-static int decode(struct pr_cpu *c, const struct perf_event_header *h,
-		  struct perfring_sample *smp, struct perfring_record *rec)
+/* The uncommon records: anything but a sample of a known event. */
+static int __attribute__((noinline)) decode_other(struct pr_cpu *c,
+						  const struct perf_event_header *h,
+						  struct perfring_record *rec)
 {
 	struct perfring_event *ev = NULL;
 	uint64_t id;
 	int err;
 
-	c->st.records++;
-	c->st.bytes += h->size;
-	if (!pr_record_identifier(h, &id) || !lookup(c, id, &ev) ||
-	    (h->type == PERF_RECORD_SAMPLE && !ev)) {
+	if (h->type == PERF_RECORD_SAMPLE || !pr_record_identifier(h, &id) ||
+	    !event_of(c, id, &ev)) {
 		c->st.unknown++;
 		return 0;
-	}
-	if (h->type == PERF_RECORD_SAMPLE) {
-		smp->event = ev;
-		smp->cpu = c->cpu;
-		if (pr_decode_sample(h, ev->attr.sample_type, smp) < 0)
-			goto corrupt;
-		c->st.samples++;
-		return PERFRING_NEXT_SAMPLE;
 	}
 	rec->event = ev;
 	rec->cpu = c->cpu;
@@ -82,29 +83,53 @@ static int decode(struct pr_cpu *c, const struct perf_event_header *h,
 		c->st.unknown++;
 		return 0;
 	}
-	if (err)
-		goto corrupt;
+	if (err) {
+		c->st.corrupt++;
+		return 0;
+	}
 	count_lost(c, rec);
 	return PERFRING_NEXT_RECORD;
-corrupt:
-	c->st.corrupt++;
-	return 0;
+}
+
+/* Decodes h into a sample or a kernel record. Returns PERFRING_NEXT_SAMPLE,
+ * PERFRING_NEXT_RECORD, or 0 for a record that was skipped and counted. */
+static inline int decode(struct pr_cpu *c, const struct perf_event_header *h,
+			 struct perfring_sample *smp, struct perfring_record *rec)
+{
+	struct perfring_event *ev;
+
+	c->st.records++;
+	c->st.bytes += h->size;
+	if (__builtin_expect(h->type == PERF_RECORD_SAMPLE && h->size >= 16, 1) &&
+	    event_of(c, pr_ld64((const uint8_t *)(h + 1)), &ev) && ev) {
+		smp->event = ev;
+		smp->cpu = c->cpu;
+		if (__builtin_expect(pr_decode_sample_fast(h, &ev->layout, smp) < 0, 0)) {
+			c->st.corrupt++;
+			return 0;
+		}
+		c->st.samples++;
+		return PERFRING_NEXT_SAMPLE;
+	}
+	return decode_other(c, h, rec);
 }
 
 /* Delivers one record to its callback. Returns 1 for a sample, else 0;
  * *stop is set when the callback asks to stop. */
-static int dispatch(struct perfring_session *s, struct pr_cpu *c,
-		    const struct perf_event_header *h, bool *stop)
+static inline int dispatch(struct perfring_session *s, struct pr_cpu *c,
+			   const struct perf_event_header *h, bool *stop)
 {
 	struct perfring_sample smp;
 	struct perfring_record rec;
 
 	switch (decode(c, h, &smp, &rec)) {
 	case PERFRING_NEXT_SAMPLE:
+		c->last_time = smp.time;
 		if (smp.event->fn && smp.event->fn(&smp, smp.event->ctx))
 			*stop = true;
 		return 1;
 	case PERFRING_NEXT_RECORD:
+		c->last_time = rec.time;
 		if (s->rec_fn && s->rec_fn(&rec, s->rec_ctx))
 			*stop = true;
 		return 0;
@@ -123,12 +148,12 @@ static void begin(struct pr_cpu *c)
 	note_fill(c);
 }
 
-static const struct perf_event_header *peek(struct pr_cpu *c)
+static inline const struct perf_event_header *peek(struct pr_cpu *c)
 {
 	enum pr_ring_err err;
 	const struct perf_event_header *h = pr_ring_peek(&c->ring, &err);
 
-	if (!h && err)
+	if (__builtin_expect(!h && err, 0))
 		c->st.corrupt++;
 	return h;
 }
@@ -139,20 +164,30 @@ static void end(struct pr_cpu *c)
 	c->pulling = false;
 }
 
-int pr_parse_ring(struct perfring_session *s, struct pr_cpu *c, uint32_t max, bool *more,
-		  const volatile bool *cancel)
+/* Delivers c's records up to its snapshot head, at most max (0 = all). */
+static int drain(struct perfring_session *s, struct pr_cpu *c, uint32_t max,
+		 const volatile bool *cancel, bool *stop)
 {
 	const struct perf_event_header *h;
 	uint32_t done = 0;
-	bool stop = false;
 	int n = 0;
 
-	begin(c);
-	while (!stop && (!max || done < max) && !(cancel && *cancel) && (h = peek(c))) {
-		n += dispatch(s, c, h, &stop);
+	while (!*stop && (!max || done < max) && !(cancel && *cancel) && (h = peek(c))) {
+		n += dispatch(s, c, h, stop);
 		pr_ring_consume(&c->ring, h);
 		done++;
 	}
+	return n;
+}
+
+int pr_parse_ring(struct perfring_session *s, struct pr_cpu *c, uint32_t max, bool *more,
+		  const volatile bool *cancel)
+{
+	bool stop = false;
+	int n;
+
+	begin(c);
+	n = drain(s, c, max, cancel, &stop);
 	end(c);
 	if (more)
 		*more = c->ring.tail != c->ring.head;
@@ -164,8 +199,14 @@ static uint64_t key_of(struct pr_cpu *c, const struct perf_event_header *h)
 	struct perfring_event *ev = NULL;
 	uint64_t id;
 
+	if (h->type == PERF_RECORD_SAMPLE && h->size >= 16 &&
+	    event_of(c, pr_ld64((const uint8_t *)(h + 1)), &ev) && ev) {
+		if (ev->layout.time >= 0 && h->size >= sizeof(*h) + ev->layout.fixed)
+			return pr_ld64((const uint8_t *)(h + 1) + ev->layout.time);
+		return 0;
+	}
 	if (pr_record_identifier(h, &id))
-		lookup(c, id, &ev);
+		event_of(c, id, &ev);
 	return pr_record_time(h, sample_type_of(ev));
 }
 
@@ -193,8 +234,23 @@ static void fill_heap(struct perfring_session *s, const bool *mask)
 	}
 }
 
-/* One heap step per record; replace_top is O(1) while the same ring stays
- * oldest, so coarse per-CPU runs cost no more than draining ring by ring. */
+/* One ring left: its records are already in order, so it is drained like
+ * parse_for_cpu; only its first and last timestamps matter to the merge. */
+static int drain_last(struct perfring_session *s, struct pr_cpu *c, uint64_t first, bool *stop)
+{
+	uint64_t records = c->st.records;
+	int n;
+
+	note_late(s, c, first);
+	n = drain(s, c, 0, NULL, stop);
+	s->merged_records += c->st.records - records;
+	if (c->last_time > s->last_merged_time)
+		s->last_merged_time = c->last_time;
+	return n;
+}
+
+/* One heap step per record while several rings have records; replace_top is
+ * O(1) while the same ring stays oldest, so coarse per-CPU runs cost little. */
 int pr_parse_merged(struct perfring_session *s, const bool *mask, bool *stopped)
 {
 	const struct pr_heap_ent *top;
@@ -207,8 +263,12 @@ int pr_parse_merged(struct perfring_session *s, const bool *mask, bool *stopped)
 	fill_heap(s, mask);
 	while (!stop && (top = pr_heap_top(&s->heap))) {
 		c = &s->cpu[top->idx];
+		if (s->heap.n == 1) {
+			n += drain_last(s, c, top->key, &stop);
+			break;
+		}
 		h = peek(c);
-		if (!h) {
+		if (!h) { /* only if the ring changed under us: hostile memory */
 			pr_heap_pop(&s->heap);
 			continue;
 		}
@@ -237,7 +297,7 @@ static int started_cpu(struct perfring_session *s, int cpu, struct pr_cpu **c)
 	int i;
 
 	if (!s)
-		return -EINVAL;
+		return pr_null(NULL, "parse_for_cpu", "s");
 	if (s->state == PR_NEW)
 		return pr_err(s, -EINVAL, "parse before perfring_session_start");
 	i = pr_cpu_index(s, cpu);
@@ -273,7 +333,7 @@ PERFRING_API int perfring_cpu_next(struct perfring_session *s, int cpu,
 	if (err)
 		return err;
 	if (!sample || !rec)
-		return pr_err(s, -EINVAL, "perfring_cpu_next: sample and rec must not be NULL");
+		return pr_null(s, __func__, sample ? "rec" : "sample");
 	if (!c->pulling) {
 		begin(c);
 		c->pulling = true;
@@ -301,7 +361,7 @@ PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu)
 PERFRING_API int perfring_session_parse_all(struct perfring_session *s)
 {
 	if (!s)
-		return -EINVAL;
+		return pr_null(NULL, __func__, "s");
 	if (s->state == PR_NEW)
 		return pr_err(s, -EINVAL, "parse before perfring_session_start");
 	return pr_parse_merged(s, NULL, NULL);

@@ -41,24 +41,11 @@ static uint64_t now_ns(void)
 static int copy_loop_opts(struct perfring_session *s, const struct perfring_loop_opts *in,
 			  struct perfring_loop_opts *o)
 {
-	const unsigned char *tail;
-	size_t i;
+	int err = pr_opts_copy(s, "perfring_loop_opts", o, sizeof(*o), in);
 
-	memset(o, 0, sizeof(*o));
-	if (!in)
-		return 0;
-	if (in->sz < sizeof(*o))
-		return pr_err(s, -EINVAL, "perfring_loop_opts.sz is %zu, expected %zu", in->sz,
-			      sizeof(*o));
-	tail = (const unsigned char *)in + sizeof(*o);
-	for (i = 0; i < in->sz - sizeof(*o); i++)
-		if (tail[i])
-			return pr_err(s, -E2BIG, "perfring_loop_opts has non-zero bytes past %zu",
-				      sizeof(*o));
-	memcpy(o, in, sizeof(*o));
-	if (!o->cpus != !o->cpu_cnt)
+	if (!err && !o->cpus != !o->cpu_cnt)
 		return pr_err(s, -EINVAL, "perfring_loop_opts.cpus and cpu_cnt disagree");
-	return 0;
+	return err;
 }
 
 static uint32_t pick_flush_ms(const struct perfring_session *s, uint32_t want)
@@ -118,7 +105,7 @@ PERFRING_API int perfring_reactor_new(struct perfring_session *s,
 	int err;
 
 	if (!s || !out)
-		return -EINVAL;
+		return pr_null(s, __func__, s ? "out" : "s");
 	*out = NULL;
 	if (s->state == PR_NEW)
 		return pr_err(s, -EINVAL, "attach before perfring_session_start");
@@ -217,8 +204,10 @@ PERFRING_API int perfring_reactor_ready(struct perfring_reactor *r, size_t slot,
 
 	if (verdict)
 		*verdict = 0;
-	if (!r || slot >= r->n)
-		return -EINVAL;
+	if (!r)
+		return pr_null(NULL, __func__, "r");
+	if (slot >= r->n)
+		return pr_err(r->s, -EINVAL, "reactor_ready: slot %zu of %zu", slot, r->n);
 	sl = &r->slots[slot];
 	if (r->cancelled || sl->unwatched)
 		return 0;
@@ -253,7 +242,7 @@ PERFRING_API int perfring_reactor_flush(struct perfring_reactor *r, size_t *more
 	long total = 0;
 
 	if (!r)
-		return -EINVAL;
+		return pr_null(NULL, __func__, "r");
 	r->last_flush_ns = now_ns();
 	for (i = 0; i < r->n && !r->cancelled; i++) {
 		if (r->slots[i].unwatched)

@@ -110,43 +110,51 @@ static bool take_raw(struct cur *c, struct perfring_sample *out)
 	return true;
 }
 
+int pr_decode_sample_tail(const uint8_t *p, const uint8_t *end, uint64_t st,
+			  struct perfring_sample *out)
+{
+	struct cur c = { p, end };
+
+	if ((st & PERF_SAMPLE_CALLCHAIN) && !take_callchain(&c, out))
+		return -EBADMSG;
+	if ((st & PERF_SAMPLE_RAW) && !take_raw(&c, out))
+		return -EBADMSG;
+	return 0;
+}
+
 /* Field order is the kernel's perf_output_sample() order. */
+void pr_layout_init(struct pr_layout *l, uint64_t st)
+{
+	int16_t off = 0;
+
+	l->sample_type = st;
+	l->id = l->ip = l->tid = l->time = l->addr = l->stream_id = l->cpu = l->period = -1;
+#define PLACE(bit, field)                 \
+	do {                              \
+		if (st & (bit)) {         \
+			l->field = off;   \
+			off += 8;         \
+		}                         \
+	} while (0)
+	PLACE(PERF_SAMPLE_IDENTIFIER, id);
+	PLACE(PERF_SAMPLE_IP, ip);
+	PLACE(PERF_SAMPLE_TID, tid);
+	PLACE(PERF_SAMPLE_TIME, time);
+	PLACE(PERF_SAMPLE_ADDR, addr);
+	PLACE(PERF_SAMPLE_ID, id);
+	PLACE(PERF_SAMPLE_STREAM_ID, stream_id);
+	PLACE(PERF_SAMPLE_CPU, cpu);
+	PLACE(PERF_SAMPLE_PERIOD, period);
+#undef PLACE
+	l->fixed = (uint16_t)off;
+}
+
 int pr_decode_sample(const struct perf_event_header *h, uint64_t st, struct perfring_sample *out)
 {
-	struct cur c = { (const uint8_t *)(h + 1), (const uint8_t *)h + h->size };
-	uint32_t res;
-	bool ok = true;
+	struct pr_layout l;
 
-	out->pid = out->tid = 0;
-	out->time = out->id = out->ip = out->addr = out->period = out->stream_id = 0;
-	out->callchain = NULL;
-	out->callchain_nr = 0;
-	out->raw = NULL;
-	out->raw_size = 0;
-	out->record = h;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		ok = take_u64(&c, &out->id);
-	if (ok && (st & PERF_SAMPLE_IP))
-		ok = take_u64(&c, &out->ip);
-	if (ok && (st & PERF_SAMPLE_TID))
-		ok = take_u32x2(&c, &out->pid, &out->tid);
-	if (ok && (st & PERF_SAMPLE_TIME))
-		ok = take_u64(&c, &out->time);
-	if (ok && (st & PERF_SAMPLE_ADDR))
-		ok = take_u64(&c, &out->addr);
-	if (ok && (st & PERF_SAMPLE_ID))
-		ok = take_u64(&c, &out->id);
-	if (ok && (st & PERF_SAMPLE_STREAM_ID))
-		ok = take_u64(&c, &out->stream_id);
-	if (ok && (st & PERF_SAMPLE_CPU))
-		ok = take_u32x2(&c, (uint32_t *)&out->cpu, &res);
-	if (ok && (st & PERF_SAMPLE_PERIOD))
-		ok = take_u64(&c, &out->period);
-	if (ok && (st & PERF_SAMPLE_CALLCHAIN))
-		ok = take_callchain(&c, out);
-	if (ok && (st & PERF_SAMPLE_RAW))
-		ok = take_raw(&c, out);
-	return ok ? 0 : -EBADMSG;
+	pr_layout_init(&l, st);
+	return pr_decode_sample_fast(h, &l, out);
 }
 
 static size_t trailer_size(uint64_t st)

@@ -4,7 +4,9 @@
 #define PR_RECORD_H
 
 #include <perfring/perfring.h>
+#include <errno.h>
 #include <stdbool.h>
+#include <string.h>
 
 /* The sample_type bits the decoder understands. */
 #define PR_SAMPLE_SUPPORTED                                                          \
@@ -22,6 +24,102 @@ const char *pr_sample_unsupported(uint64_t sample_type);
 /* The IDENTIFIER of a record: first u64 of a SAMPLE, last u64 of any other
  * record (sample_id_all). false if the record is too short to hold it. */
 bool pr_record_identifier(const struct perf_event_header *h, uint64_t *id);
+
+/* Where each fixed-size field of a sample sits, worked out once per event
+ * from its sample_type so the per-record decode is loads, not a walk.
+ * Offsets are from the end of the header; -1 = absent. */
+struct pr_layout {
+	uint64_t sample_type;
+	uint16_t fixed;         /* bytes of the fixed-size fields */
+	int16_t id, ip, tid, time, addr, stream_id, cpu, period;
+};
+
+void pr_layout_init(struct pr_layout *l, uint64_t sample_type);
+
+static inline uint64_t pr_ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t pr_ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint64_t pr_opt64(const uint8_t *b, int16_t off)
+{
+	return off >= 0 ? pr_ld64(b + off) : 0;
+}
+
+/* CALLCHAIN and RAW, which follow the fixed fields. */
+int pr_decode_sample_tail(const uint8_t *p, const uint8_t *end, uint64_t st,
+			  struct perfring_sample *out);
+
+/* The tracepoint shape (PR_SAMPLE_FORCED | RAW), decoded with constant
+ * offsets: by far the most common sample. */
+static inline int pr_decode_tracepoint(const struct perf_event_header *h,
+				       struct perfring_sample *out)
+{
+	const uint8_t *b = (const uint8_t *)(h + 1);
+	uint32_t size;
+
+	if (h->size < sizeof(*h) + 36)
+		return -EBADMSG;
+	size = pr_ld32(b + 32);
+	if (size > h->size - sizeof(*h) - 36u)
+		return -EBADMSG;
+	out->record = h;
+	out->id = pr_ld64(b);
+	out->pid = pr_ld32(b + 8);
+	out->tid = pr_ld32(b + 12);
+	out->time = pr_ld64(b + 16);
+	out->cpu = (int)pr_ld32(b + 24);
+	out->raw = b + 36;
+	out->raw_size = size;
+	out->ip = out->addr = out->stream_id = out->period = 0;
+	out->callchain = NULL;
+	out->callchain_nr = 0;
+	return 0;
+}
+
+#define PR_SAMPLE_TRACEPOINT (PR_SAMPLE_FORCED | PERF_SAMPLE_RAW)
+
+/* The hot path: decodes a PERF_RECORD_SAMPLE laid out by l. */
+static inline int pr_decode_sample_fast(const struct perf_event_header *h,
+					const struct pr_layout *l, struct perfring_sample *out)
+{
+	const uint8_t *b = (const uint8_t *)(h + 1);
+
+	if (l->sample_type == PR_SAMPLE_TRACEPOINT)
+		return pr_decode_tracepoint(h, out);
+	if (h->size < sizeof(*h) + l->fixed)
+		return -EBADMSG;
+	out->record = h;
+	out->id = pr_opt64(b, l->id);
+	out->ip = pr_opt64(b, l->ip);
+	out->pid = l->tid >= 0 ? pr_ld32(b + l->tid) : 0;
+	out->tid = l->tid >= 0 ? pr_ld32(b + l->tid + 4) : 0;
+	out->time = pr_opt64(b, l->time);
+	out->addr = pr_opt64(b, l->addr);
+	out->stream_id = pr_opt64(b, l->stream_id);
+	out->period = pr_opt64(b, l->period);
+	if (l->cpu >= 0)
+		out->cpu = (int)pr_ld32(b + l->cpu);
+	out->callchain = NULL;
+	out->callchain_nr = 0;
+	out->raw = NULL;
+	out->raw_size = 0;
+	if (!(l->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)))
+		return 0;
+	return pr_decode_sample_tail(b + l->fixed, (const uint8_t *)h + h->size, l->sample_type,
+				     out);
+}
 
 /* Decodes a PERF_RECORD_SAMPLE. Leaves out->event alone, and out->cpu too
  * unless sample_type has PERF_SAMPLE_CPU.

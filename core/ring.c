@@ -39,8 +39,8 @@ uint64_t pr_ring_begin(struct pr_ring *r, enum pr_ring_err *err)
 	return r->head - r->tail;
 }
 
-static const struct perf_event_header *copy_wrapped(struct pr_ring *r, uint64_t off,
-						    uint16_t size)
+const struct perf_event_header *pr_ring_copy_wrapped(struct pr_ring *r, uint64_t off,
+							uint16_t size)
 {
 	uint64_t first = r->size - off;
 
@@ -49,27 +49,12 @@ static const struct perf_event_header *copy_wrapped(struct pr_ring *r, uint64_t 
 	return (const struct perf_event_header *)r->scratch;
 }
 
-const struct perf_event_header *pr_ring_peek(struct pr_ring *r, enum pr_ring_err *err)
+const struct perf_event_header *pr_ring_bad_header(struct pr_ring *r, enum pr_ring_err *err)
 {
-	const struct perf_event_header *h;
-	uint64_t avail = r->head - r->tail;
-	uint64_t off = r->tail & (r->size - 1);
-
-	if (avail == 0)
-		return NULL;
-	/* The kernel keeps records 8-byte aligned, so a header never wraps; a
-	 * size it would never write means the ring is not what we think. */
-	h = (const struct perf_event_header *)(r->data + off);
-	if ((off & 7) || avail < sizeof(*h) || h->size < sizeof(*h) || (h->size & 7) ||
-	    h->size > avail) {
-		r->corrupt++;
-		*err = PR_RING_CORRUPT;
-		resync(r);
-		return NULL;
-	}
-	if (off + h->size > r->size)
-		return copy_wrapped(r, off, h->size);
-	return h;
+	r->corrupt++;
+	*err = PR_RING_CORRUPT;
+	resync(r);
+	return NULL;
 }
 
 void pr_ring_end(struct pr_ring *r)

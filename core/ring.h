@@ -4,6 +4,7 @@
 #define PR_RING_H
 
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define PR_RING_SCRATCH 65536u /* a record is at most 64 KiB (u16 size) */
@@ -34,10 +35,34 @@ int pr_ring_init(struct pr_ring *r, struct perf_event_mmap_page *meta, const voi
  * overrun the tail is resynced to head, counted, *err = PR_RING_OVERRUN. */
 uint64_t pr_ring_begin(struct pr_ring *r, enum pr_ring_err *err);
 
+const struct perf_event_header *pr_ring_copy_wrapped(struct pr_ring *r, uint64_t off,
+							uint16_t size);
+const struct perf_event_header *pr_ring_bad_header(struct pr_ring *r, enum pr_ring_err *err);
+
 /* The next record before the snapshot, contiguous (wrapped ones copied to
  * scratch), or NULL at the end. A corrupt header resyncs to head, counts,
- * sets *err and returns NULL. Does not advance: call pr_ring_consume. */
-const struct perf_event_header *pr_ring_peek(struct pr_ring *r, enum pr_ring_err *err);
+ * sets *err and returns NULL. Does not advance: call pr_ring_consume.
+ * Inline: it is the per-record step of every parse. */
+static inline const struct perf_event_header *pr_ring_peek(struct pr_ring *r,
+							   enum pr_ring_err *err)
+{
+	const struct perf_event_header *h;
+	uint64_t avail = r->head - r->tail;
+	uint64_t off = r->tail & (r->size - 1);
+
+	*err = PR_RING_OK;
+	if (avail == 0)
+		return NULL;
+	/* The kernel keeps records 8-byte aligned, so a header never wraps; a
+	 * size it would never write means the ring is not what we think. */
+	h = (const struct perf_event_header *)(r->data + off);
+	if (__builtin_expect((off & 7) || avail < sizeof(*h) || h->size < sizeof(*h) ||
+			     (h->size & 7) || h->size > avail, 0))
+		return pr_ring_bad_header(r, err);
+	if (__builtin_expect(off + h->size > r->size, 0))
+		return pr_ring_copy_wrapped(r, off, h->size);
+	return h;
+}
 
 static inline void pr_ring_consume(struct pr_ring *r, const struct perf_event_header *h)
 {

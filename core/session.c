@@ -102,28 +102,6 @@ static int resolve_cpus(const struct perfring_opts *o, int **cpus, size_t *n)
 	return err;
 }
 
-static int copy_opts(const struct perfring_opts *in, struct perfring_opts *o)
-{
-	const unsigned char *tail;
-	size_t i;
-
-	memset(o, 0, sizeof(*o));
-	if (!in) {
-		o->sz = sizeof(*o);
-		return 0;
-	}
-	if (in->sz < sizeof(*o))
-		return pr_err(NULL, -EINVAL, "opts.sz is %zu; struct perfring_opts is %zu bytes "
-			      "(set sz = sizeof(struct perfring_opts))", in->sz, sizeof(*o));
-	tail = (const unsigned char *)in + sizeof(*o);
-	for (i = 0; i < in->sz - sizeof(*o); i++)
-		if (tail[i])
-			return pr_err(NULL, -E2BIG, "opts.sz is %zu and its bytes past %zu are not "
-				      "zero: a newer libperfring's option is set", in->sz, sizeof(*o));
-	memcpy(o, in, sizeof(*o));
-	return 0;
-}
-
 static int check_interval(uint32_t v, const char *name, bool never_ok)
 {
 	if (v > MAX_INTERVAL_MS && !(never_ok && v == PERFRING_FLUSH_NEVER))
@@ -182,14 +160,17 @@ PERFRING_API int perfring_session_new(const struct perfring_opts *opts,
 	int err;
 
 	if (!out)
-		return pr_err(NULL, -EINVAL, "perfring_session_new: out must not be NULL");
+		return pr_null(NULL, __func__, "out");
 	*out = NULL;
 	s = pr_calloc(1, sizeof(*s));
 	if (!s)
 		return pr_err(NULL, -ENOMEM, "out of memory allocating a session");
 	s->epfd = -1;
+	if (!opts)
+		s->o.sz = sizeof(s->o);
 	s->page_size = (size_t)sysconf(_SC_PAGESIZE);
-	if ((err = copy_opts(opts, &s->o)) || (err = check_opts(&s->o, s->page_size, &s->data_size)) ||
+	if ((err = pr_opts_copy(NULL, "perfring_opts", &s->o, sizeof(s->o), opts)) ||
+	    (err = check_opts(&s->o, s->page_size, &s->data_size)) ||
 	    (err = resolve_cpus(&s->o, &s->cpus, &s->ncpu))) {
 		free(s);
 		return err;
@@ -220,6 +201,9 @@ int pr_cpu_index(const struct perfring_session *s, int cpu)
 
 	if (!s->cpu)
 		return -1;
+	/* CPUs are usually 0..n-1: try the direct slot first. */
+	if (cpu >= 0 && (size_t)cpu < s->ncpu && s->cpu[cpu].cpu == cpu)
+		return cpu;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (s->cpu[mid].cpu < cpu)
@@ -243,7 +227,7 @@ PERFRING_API int perfring_session_fd_for_cpu(const struct perfring_session *s, i
 	int i;
 
 	if (!s)
-		return -EINVAL;
+		return pr_null(NULL, __func__, "s");
 	i = pr_cpu_index(s, cpu);
 	return i < 0 ? -ENOENT : s->cpu[i].leader_fd;
 }
@@ -254,10 +238,11 @@ PERFRING_API int perfring_session_cpu_stats(const struct perfring_session *s, in
 	int i;
 
 	if (!s || !out)
-		return -EINVAL;
+		return pr_null((struct perfring_session *)s, __func__, s ? "out" : "s");
 	i = pr_cpu_index(s, cpu);
 	if (i < 0)
-		return -ENOENT;
+		return pr_err((struct perfring_session *)s, -ENOENT,
+			      "cpu_stats: CPU %d is not watched by this session", cpu);
 	*out = s->cpu[i].st;
 	return 0;
 }
@@ -267,7 +252,7 @@ PERFRING_API int perfring_session_start(struct perfring_session *s)
 	int err;
 
 	if (!s)
-		return -EINVAL;
+		return pr_null(NULL, __func__, "s");
 	if (s->state != PR_NEW)
 		return pr_err(s, -EBUSY, "perfring_session_start: already started");
 	if (!s->nevents && !s->rec_fn)
@@ -288,7 +273,7 @@ PERFRING_API int perfring_session_stop(struct perfring_session *s)
 	int err;
 
 	if (!s)
-		return -EINVAL;
+		return pr_null(NULL, __func__, "s");
 	if (s->state != PR_STARTED)
 		return pr_err(s, -EINVAL, "perfring_session_stop: the session is not running");
 	if ((err = pr_session_enable(s, false)))

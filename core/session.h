@@ -27,7 +27,7 @@ struct pr_cpu {
 	int *fds;                   /* every other fd on this CPU */
 	size_t nfds;
 	struct perfring_cpu_stats st;
-	uint64_t pending_bytes;     /* bytes between the committed and the local tail */
+	uint64_t last_time;         /* of the last record delivered */
 	bool pulling;               /* pull form holds an uncommitted batch */
 	char pad[64];               /* keeps CPUs parsed by different threads apart */
 };

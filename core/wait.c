@@ -144,7 +144,7 @@ static void epoll_loop(struct perfring_session *s, struct loop *l)
 static int run(struct perfring_session *s, struct loop *l)
 {
 	if (!s)
-		return -EINVAL;
+		return pr_null(NULL, "parse loop", "s");
 	if (s->state == PR_NEW)
 		return pr_err(s, -EINVAL, "parse before perfring_session_start");
 	if (pr_wakeup_mode(s))
@@ -168,6 +168,6 @@ PERFRING_API int perfring_session_parse_until(struct perfring_session *s,
 	struct loop l = { .deadline = UINT64_MAX, .should_stop = should_stop, .ctx = ctx };
 
 	if (!should_stop)
-		return s ? pr_err(s, -EINVAL, "parse_until: should_stop must not be NULL") : -EINVAL;
+		return pr_null(s, __func__, "should_stop");
 	return run(s, &l);
 }

@@ -1,0 +1,822 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/kernel: libperfring against libbpf's perf_buffer and a hand-written
+ * epoll reader on the real kernel. One getpid stream per run (generator
+ * pinned to CPU 1, consumer on CPU 0, rings on every online CPU); every
+ * consumer runs once per round, in the same order, for several rounds, and
+ * the table gives medians. The targets table compares pairs round by round.
+ */
+#include "kbench.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifdef KB_WITH_LIBBPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#endif
+#ifdef KB_WITH_UV
+#include <perfring/perfring-uv.h>
+#include <uv.h>
+#endif
+#ifdef KB_WITH_EVENT
+#include <event2/event.h>
+#include <perfring/perfring-event.h>
+/* libevent and libev both name their flags EV_READ and so on: keep the one
+ * value used here, then drop libevent's macros so that <ev.h> parses. */
+enum { KB_EVENT_READ = EV_READ };
+#undef EV_TIMEOUT
+#undef EV_READ
+#undef EV_WRITE
+#undef EV_SIGNAL
+#undef EV_PERSIST
+#undef EV_ET
+#undef EV_FINALIZE
+#undef EV_CLOSED
+#undef EVLOOP_ONCE
+#undef EVLOOP_NONBLOCK
+#undef EVLOOP_NO_EXIT_ON_EMPTY
+#endif
+#ifdef KB_WITH_EV
+#include <ev.h>
+#include <perfring/perfring-ev.h>
+#endif
+
+#define MAX_CPUS 64
+
+enum kind { UNTRACED, LPR, UV, EVENT, EV, BPF, HAND };
+
+struct cfg {
+	const char *key;   /* for -c */
+	const char *tag;
+	const char *name;
+	enum kind kind;
+	uint32_t pages, watermark, wakeup_events;
+};
+
+enum {
+	C_UNTRACED, C_POLL, C_WM4K, C_WM64K, C_WE1, C_UV, C_EVENT, C_EV, C_BPF4K, C_BPF1,
+	C_HAND4K, C_HAND1, C_WM64K_256, C_POLL_256, NCFG
+};
+
+static const struct cfg cfgs[NCFG] = {
+	[C_UNTRACED] = { "untraced", "-", "untraced getpid loop", UNTRACED, 0, 0, 0 },
+	[C_POLL] = { "poll", "a", "libperfring, default polling (15 ms)", LPR, 64, 0, 0 },
+	[C_WM4K] = { "wm4k", "b", "libperfring, watermark 4 KiB", LPR, 64, 4096, 0 },
+	[C_WM64K] = { "wm64k", "c", "libperfring, watermark 64 KiB", LPR, 64, 65536, 0 },
+	[C_WE1] = { "we1", "d", "libperfring, wakeup_events 1", LPR, 64, 0, 1 },
+	[C_UV] = { "uv", "e", "libperfring-uv, watermark 4 KiB", UV, 64, 4096, 0 },
+	[C_EVENT] = { "event", "e", "libperfring-event, watermark 4 KiB", EVENT, 64, 4096, 0 },
+	[C_EV] = { "ev", "e", "libperfring-ev, watermark 4 KiB", EV, 64, 4096, 0 },
+	[C_BPF4K] = { "bpf4k", "f", "libbpf perf_buffer, watermark 4 KiB", BPF, 64, 4096, 0 },
+	[C_BPF1] = { "bpf1", "f", "libbpf perf_buffer, wakeup_events 1", BPF, 64, 0, 1 },
+	[C_HAND4K] = { "hand4k", "g", "hand-written epoll reader, watermark 4 KiB", HAND, 64, 4096, 0 },
+	[C_HAND1] = { "hand1", "g", "hand-written epoll reader, wakeup_events 1", HAND, 64, 0, 1 },
+	[C_WM64K_256] = { "wm64k-256", "h", "libperfring, watermark 64 KiB, 256 pages", LPR, 256, 65536, 0 },
+	[C_POLL_256] = { "poll-256", "h", "libperfring, default polling, 256 pages", LPR, 256, 0, 0 },
+};
+
+static bool selected[NCFG];
+
+static bool built(enum kind k)
+{
+	switch (k) {
+#ifndef KB_WITH_UV
+	case UV:
+		return false;
+#endif
+#ifndef KB_WITH_EVENT
+	case EVENT:
+		return false;
+#endif
+#ifndef KB_WITH_EV
+	case EV:
+		return false;
+#endif
+#ifndef KB_WITH_LIBBPF
+	case BPF:
+		return false;
+#endif
+	default:
+		return true;
+	}
+}
+
+/* libbpf and the hand-written reader take CPUs 0..n-1 (all online here). */
+static int ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > MAX_CPUS ? MAX_CPUS : (int)n;
+}
+
+/* The getpid attr exactly as libperfring opens it (IDENTIFIER, TID, TIME,
+ * CPU, RAW, CLOCK_MONOTONIC, disabled), with the wakeup setting of c. */
+static int getpid_attr(const struct cfg *c, struct perf_event_attr *a)
+{
+	struct perfring_session *s = NULL;
+	struct perfring_event *ev;
+	int err = perfring_session_new(NULL, &s);
+
+	memset(a, 0, sizeof(*a));
+	if (!err)
+		err = perfring_session_add_tracepoint(s, "syscalls", "sys_enter_getpid", &ev);
+	if (!err)
+		*a = *perfring_event_attr(ev);
+	perfring_session_free(s);
+	/* wakeup_events and wakeup_watermark share a union: set one. */
+	a->watermark = !!c->watermark;
+	if (c->watermark)
+		a->wakeup_watermark = c->watermark;
+	else
+		a->wakeup_events = c->wakeup_events;
+	return err;
+}
+
+static void getpid_filter(char *buf, size_t len, pid_t tid)
+{
+	snprintf(buf, len, "common_pid == %d", (int)tid);
+}
+
+/* ------------------------------------------------ libperfring on a loop */
+
+#if defined(KB_WITH_UV) || defined(KB_WITH_EVENT) || defined(KB_WITH_EV)
+
+/* The state every adapter consumer shares: generator, tally, session. */
+struct job {
+	struct kb_gen g;
+	struct kb_tally t;
+	struct perfring_session *s;
+	struct kb_usage u0;
+	bool gen_started;
+};
+
+static int job_open(struct job *j, const struct cfg *c, long n)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = c->pages,
+				   .wakeup_watermark = c->watermark,
+				   .wakeup_events = c->wakeup_events };
+	int err;
+
+	memset(j, 0, sizeof(*j));
+	if ((err = kb_gen_start(&j->g, n)))
+		return err;
+	j->gen_started = true;
+	if ((err = kb_tally_init(&j->t, j->g.tid, n)) ||
+	    (err = kb_lpr_session(&o, j->g.tid, &j->t, &j->s)) || (err = perfring_session_start(j->s)))
+		fprintf(stderr, "kernel: %s\n", perfring_session_last_error(j->s));
+	return err;
+}
+
+static void job_go(struct job *j)
+{
+	kb_usage_now(&j->u0);
+	kb_gen_go(&j->g);
+}
+
+/* The loop saw the generator finish: a last drain takes what it wrote. */
+static void job_last_drain(struct job *j)
+{
+	perfring_session_parse_all(j->s);
+}
+
+static void job_finish(struct job *j, struct kb_run *r)
+{
+	struct kb_usage u1;
+
+	kb_usage_now(&u1);
+	kb_run_finish(r, &j->t, &j->u0, &u1, &j->g);
+}
+
+static void job_close(struct job *j)
+{
+	if (j->gen_started)
+		kb_gen_join(&j->g);
+	perfring_session_free(j->s);
+	kb_tally_free(&j->t);
+}
+
+#ifdef KB_WITH_UV
+static void uv_done_cb(uv_poll_t *p, int status, int events)
+{
+	job_last_drain(p->data);
+	uv_stop(p->loop);
+}
+
+static int uv_consume(struct job *j, struct kb_run *r)
+{
+	struct perfring_libuv *a = NULL;
+	uv_poll_t done;
+	uv_loop_t loop;
+	int err;
+
+	if ((err = uv_loop_init(&loop)))
+		return err;
+	if ((err = perfring_libuv_attach(j->s, &loop, NULL, &a))) {
+		uv_run(&loop, UV_RUN_DEFAULT); /* releases what attach had made */
+		goto out;
+	}
+	uv_poll_init(&loop, &done, j->g.done_fd);
+	done.data = j;
+	uv_poll_start(&done, UV_READABLE, uv_done_cb);
+	job_go(j);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	job_finish(j, r);
+	perfring_libuv_detach(a, NULL, NULL);
+	uv_close((uv_handle_t *)&done, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+out:
+	uv_loop_close(&loop);
+	return err;
+}
+#endif
+
+#ifdef KB_WITH_EVENT
+struct event_job {
+	struct job *j;
+	struct event_base *base;
+};
+
+static void event_done_cb(evutil_socket_t fd, short what, void *ctx)
+{
+	struct event_job *ej = ctx;
+
+	job_last_drain(ej->j);
+	event_base_loopbreak(ej->base);
+}
+
+static int event_consume(struct job *j, struct kb_run *r)
+{
+	struct event_job ej = { j, event_base_new() };
+	struct perfring_libevent *a = NULL;
+	struct event *done = NULL;
+	int err;
+
+	if (!ej.base)
+		return -ENOMEM;
+	if ((err = perfring_libevent_attach(j->s, ej.base, NULL, &a)))
+		goto out;
+	done = event_new(ej.base, j->g.done_fd, KB_EVENT_READ, event_done_cb, &ej);
+	if (!done || event_add(done, NULL)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	job_go(j);
+	event_base_dispatch(ej.base);
+	job_finish(j, r);
+out:
+	if (done)
+		event_free(done);
+	if (a)
+		perfring_libevent_detach(a);
+	event_base_free(ej.base);
+	return err;
+}
+#endif
+
+#ifdef KB_WITH_EV
+static void ev_done_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	job_last_drain(w->data);
+	ev_break(loop, EVBREAK_ALL);
+}
+
+static int ev_consume(struct job *j, struct kb_run *r)
+{
+	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+	struct perfring_libev *a = NULL;
+	ev_io done;
+	int err;
+
+	if (!loop)
+		return -ENOMEM;
+	if ((err = perfring_libev_attach(j->s, loop, NULL, &a)))
+		goto out;
+	ev_io_init(&done, ev_done_cb, j->g.done_fd, EV_READ);
+	done.data = j;
+	ev_io_start(loop, &done);
+	job_go(j);
+	ev_run(loop, 0);
+	job_finish(j, r);
+	ev_io_stop(loop, &done);
+	perfring_libev_detach(a);
+out:
+	ev_loop_destroy(loop);
+	return err;
+}
+#endif
+
+static int run_adapter(const struct cfg *c, long n, struct kb_run *r)
+{
+	struct job j;
+	int err = job_open(&j, c, n);
+
+	if (!err) {
+		switch (c->kind) {
+#ifdef KB_WITH_UV
+		case UV:
+			err = uv_consume(&j, r);
+			break;
+#endif
+#ifdef KB_WITH_EVENT
+		case EVENT:
+			err = event_consume(&j, r);
+			break;
+#endif
+#ifdef KB_WITH_EV
+		case EV:
+			err = ev_consume(&j, r);
+			break;
+#endif
+		default:
+			err = -ENOSYS;
+		}
+	}
+	job_close(&j);
+	return err;
+}
+#else
+static int run_adapter(const struct cfg *c, long n, struct kb_run *r)
+{
+	return -ENOSYS;
+}
+#endif
+
+/* ------------------------------------------------------ libbpf perf_buffer */
+
+#ifdef KB_WITH_LIBBPF
+struct bpf_job {
+	struct kb_tally t;
+	uint32_t tid_off, time_off;
+};
+
+static enum bpf_perf_event_ret bpf_event_cb(void *ctx, int cpu, struct perf_event_header *h)
+{
+	struct bpf_job *b = ctx;
+	const uint8_t *p = (const uint8_t *)h;
+	uint64_t time;
+	uint32_t tid;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		memcpy(&tid, p + b->tid_off, sizeof(tid));
+		memcpy(&time, p + b->time_off, sizeof(time));
+		kb_tally_sample(&b->t, tid, time);
+	}
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+static struct perf_buffer *bpf_open(const struct cfg *c, struct bpf_job *b, int map_fd)
+{
+	static int cpus[MAX_CPUS], keys[MAX_CPUS];
+	LIBBPF_OPTS(perf_buffer_raw_opts, o);
+	struct perf_event_attr a;
+	int i, n = ncpus();
+
+	if (getpid_attr(c, &a))
+		return NULL;
+	b->tid_off = kb_tid_offset(a.sample_type);
+	b->time_off = kb_time_offset(a.sample_type);
+	for (i = 0; i < n; i++)
+		cpus[i] = keys[i] = i;
+	o.cpu_cnt = n;
+	o.cpus = cpus;
+	o.map_keys = keys;
+	return perf_buffer__new_raw(map_fd, c->pages, &a, bpf_event_cb, b, &o);
+}
+
+/* perf_buffer__new_raw enables the events itself: the filter can only come
+ * after, so records of other tasks can arrive first (counted as foreign). */
+static int bpf_filter(struct perf_buffer *pb, pid_t tid)
+{
+	char filter[64];
+	size_t i;
+
+	getpid_filter(filter, sizeof(filter), tid);
+	for (i = 0; i < perf_buffer__buffer_cnt(pb); i++)
+		if (ioctl(perf_buffer__buffer_fd(pb, i), PERF_EVENT_IOC_SET_FILTER, filter) < 0)
+			return -errno;
+	return 0;
+}
+
+static int bpf_consume(struct perf_buffer *pb, struct bpf_job *b, struct kb_gen *g, long n,
+		       struct kb_run *r)
+{
+	struct kb_usage u0, u1;
+	int err = 0;
+
+	kb_usage_now(&u0);
+	kb_gen_go(g);
+	while (err >= 0 && b->t.own < (uint64_t)n && !kb_gen_done(g))
+		err = perf_buffer__poll(pb, KB_FLUSH_WAIT_MS);
+	if (err >= 0)
+		err = perf_buffer__consume(pb);
+	kb_usage_now(&u1);
+	kb_run_finish(r, &b->t, &u0, &u1, g);
+	return err < 0 ? err : 0;
+}
+
+static int run_bpf(const struct cfg *c, long n, struct kb_run *r)
+{
+	struct perf_buffer *pb = NULL;
+	struct bpf_job b;
+	struct kb_gen g;
+	int map_fd, err;
+
+	if ((err = kb_gen_start(&g, n)))
+		return err;
+	memset(&b, 0, sizeof(b));
+	map_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "kbench", sizeof(int), sizeof(int),
+				(uint32_t)ncpus(), NULL);
+	if (map_fd < 0 || (err = kb_tally_init(&b.t, g.tid, n)) || !(pb = bpf_open(c, &b, map_fd)) ||
+	    (err = bpf_filter(pb, g.tid))) {
+		err = err ? err : (errno ? -errno : -EINVAL);
+		fprintf(stderr, "kernel: libbpf perf_buffer: %s\n", strerror(-err));
+	} else {
+		err = bpf_consume(pb, &b, &g, n, r);
+	}
+	kb_gen_join(&g);
+	perf_buffer__free(pb);
+	if (map_fd >= 0)
+		close(map_fd);
+	kb_tally_free(&b.t);
+	return err;
+}
+#endif
+
+/* ------------------------------------------------ hand-written epoll reader */
+
+/* The limit: one perf fd per CPU owning its ring, no SET_OUTPUT, no decode.
+ * Acquire head, walk by size, touch TID and TIME, release tail. */
+struct hring {
+	int fd;
+	struct perf_event_mmap_page *meta;
+	const uint8_t *data;
+	uint64_t mask;
+	size_t map_len;
+};
+
+struct hand {
+	struct hring r[MAX_CPUS];
+	int nr, epfd;
+	uint32_t tid_off, time_off;
+	struct kb_tally t;
+};
+
+#define HAND_DONE UINT32_MAX
+
+static void hand_drain(struct hand *h, struct hring *r)
+{
+	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = r->meta->data_tail, time;
+	const struct perf_event_header *e;
+	uint32_t tid;
+
+	while (tail < head) {
+		e = (const struct perf_event_header *)(r->data + (tail & r->mask));
+		if (!e->size)
+			break;
+		/* Both fields are naturally aligned, so neither straddles the wrap. */
+		if (e->type == PERF_RECORD_SAMPLE) {
+			memcpy(&tid, r->data + ((tail + h->tid_off) & r->mask), sizeof(tid));
+			memcpy(&time, r->data + ((tail + h->time_off) & r->mask), sizeof(time));
+			kb_tally_sample(&h->t, tid, time);
+		}
+		tail += e->size;
+	}
+	/* Our reads of the records complete before the kernel may reuse them. */
+	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static int hand_open_ring(struct hand *h, struct perf_event_attr *a, int cpu, uint32_t pages,
+			  const char *filter)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)cpu };
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct hring *r = &h->r[cpu];
+	void *map;
+
+	r->fd = (int)syscall(SYS_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (r->fd < 0)
+		return -errno;
+	h->nr = cpu + 1;
+	if (ioctl(r->fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0)
+		return -errno;
+	r->map_len = page * (1 + pages);
+	map = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	r->meta = map;
+	r->data = (const uint8_t *)map + page;
+	r->mask = (uint64_t)pages * page - 1;
+	return epoll_ctl(h->epfd, EPOLL_CTL_ADD, r->fd, &ev) < 0 ? -errno : 0;
+}
+
+static int hand_open(struct hand *h, const struct cfg *c, struct kb_gen *g)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = HAND_DONE };
+	struct perf_event_attr a;
+	char filter[64];
+	int cpu, err, n = ncpus();
+
+	if ((err = getpid_attr(c, &a)))
+		return err;
+	h->tid_off = kb_tid_offset(a.sample_type);
+	h->time_off = kb_time_offset(a.sample_type);
+	getpid_filter(filter, sizeof(filter), g->tid);
+	if ((h->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return -errno;
+	for (cpu = 0; cpu < n; cpu++)
+		if ((err = hand_open_ring(h, &a, cpu, c->pages, filter)))
+			return err;
+	for (cpu = 0; cpu < n; cpu++)
+		if (ioctl(h->r[cpu].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return -errno;
+	return epoll_ctl(h->epfd, EPOLL_CTL_ADD, g->done_fd, &ev) < 0 ? -errno : 0;
+}
+
+static void hand_close(struct hand *h)
+{
+	int i;
+
+	for (i = 0; i < h->nr; i++) {
+		if (h->r[i].meta)
+			munmap(h->r[i].meta, h->r[i].map_len);
+		if (h->r[i].fd >= 0)
+			close(h->r[i].fd);
+	}
+	if (h->epfd >= 0)
+		close(h->epfd);
+}
+
+/* Returns once the generator is done and every ring was drained after it. */
+static int hand_loop(struct hand *h)
+{
+	struct epoll_event ev[MAX_CPUS + 1];
+	int i, k;
+
+	for (;;) {
+		k = epoll_wait(h->epfd, ev, MAX_CPUS + 1, -1);
+		if (k < 0 && errno != EINTR)
+			return -errno;
+		for (i = 0; i < k; i++)
+			if (ev[i].data.u32 != HAND_DONE)
+				hand_drain(h, &h->r[ev[i].data.u32]);
+		for (i = 0; i < k; i++)
+			if (ev[i].data.u32 == HAND_DONE)
+				goto done;
+	}
+done:
+	for (i = 0; i < h->nr; i++)
+		hand_drain(h, &h->r[i]);
+	return 0;
+}
+
+static int run_hand(const struct cfg *c, long n, struct kb_run *r)
+{
+	static struct hand h;
+	struct kb_usage u0, u1;
+	struct kb_gen g;
+	int i, err;
+
+	memset(&h, 0, sizeof(h));
+	h.epfd = -1;
+	for (i = 0; i < MAX_CPUS; i++)
+		h.r[i].fd = -1;
+	if ((err = kb_gen_start(&g, n)))
+		return err;
+	if ((err = kb_tally_init(&h.t, g.tid, n)) || (err = hand_open(&h, c, &g))) {
+		fprintf(stderr, "kernel: hand-written reader: %s\n", strerror(-err));
+	} else {
+		kb_usage_now(&u0);
+		kb_gen_go(&g);
+		err = hand_loop(&h);
+		kb_usage_now(&u1);
+		kb_run_finish(r, &h.t, &u0, &u1, &g);
+	}
+	kb_gen_join(&g);
+	hand_close(&h);
+	kb_tally_free(&h.t);
+	return err;
+}
+
+/* ------------------------------------------------------------- rounds */
+
+static int run_cfg(const struct cfg *c, long n, struct kb_run *r)
+{
+	struct kb_lpr_cfg lc = { c->pages, c->watermark, c->wakeup_events, 0 };
+
+	switch (c->kind) {
+	case UNTRACED:
+		return kb_run_untraced(n, r);
+	case LPR:
+		return kb_run_lpr(&lc, n, r);
+#ifdef KB_WITH_LIBBPF
+	case BPF:
+		return run_bpf(c, n, r);
+#endif
+	case HAND:
+		return run_hand(c, n, r);
+	default:
+		return run_adapter(c, n, r);
+	}
+}
+
+static struct kb_run res[NCFG][64];
+
+/* Rows compared by a target run next to each other, so that the load of the
+ * machine drifts as little as possible between the two. */
+static const int run_order[NCFG] = {
+	C_UNTRACED, C_WM4K, C_BPF4K, C_HAND4K, C_UV, C_EVENT, C_EV, C_WE1, C_BPF1, C_HAND1,
+	C_WM64K_256, C_POLL_256, C_POLL, C_WM64K,
+};
+
+static int run_rounds(long n, int rounds)
+{
+	int i, j, k, err;
+
+	for (k = 0; k < rounds; k++) {
+		for (j = 0; j < NCFG; j++) {
+			i = run_order[j];
+			if (!selected[i])
+				continue;
+			if ((err = run_cfg(&cfgs[i], n, &res[i][k]))) {
+				fprintf(stderr, "kernel: %s failed: %s\n", cfgs[i].name, strerror(-err));
+				return err;
+			}
+			kb_run_print(cfgs[i].name, &res[i][k]);
+		}
+		fprintf(stderr, "kernel: round %d/%d done\n", k + 1, rounds);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- report */
+
+/* Generator rate over the same round's untraced rate. */
+static double rate_ratio(int i, int k)
+{
+	double base = res[C_UNTRACED][k].gen_rate;
+
+	return base > 0 ? res[i][k].gen_rate / base : 0.0;
+}
+
+static double median_rate_ratio(int i, int rounds)
+{
+	double v[64];
+	int k;
+
+	for (k = 0; k < rounds; k++)
+		v[k] = rate_ratio(i, k);
+	return kb_median(v, (size_t)rounds);
+}
+
+static void print_row(int i, int rounds)
+{
+	const struct kb_run *runs = res[i];
+	size_t k = (size_t)rounds;
+
+	if (cfgs[i].kind == UNTRACED) {
+		kb_report_line("| %s | %s | - | - | - | - | - | - | - | - | %.0f | 1.00 |", cfgs[i].tag,
+			       cfgs[i].name, kb_median_run(runs, k, kb_get_rate) / 1000.0);
+		return;
+	}
+	kb_report_line("| %s | %s | %.1f | %.2f | %.1f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | "
+		       "%.2f |", cfgs[i].tag, cfgs[i].name, kb_median_run(runs, k, kb_get_cpu_per_k),
+		       kb_median_run(runs, k, kb_get_wakeups_per_k),
+		       kb_median_run(runs, k, kb_get_cpu_per_wakeup),
+		       kb_median_run(runs, k, kb_get_lost), kb_median_run(runs, k, kb_get_foreign),
+		       kb_median_run(runs, k, kb_get_p50), kb_median_run(runs, k, kb_get_p99),
+		       kb_median_run(runs, k, kb_get_max), kb_median_run(runs, k, kb_get_rate) / 1000.0,
+		       median_rate_ratio(i, rounds));
+}
+
+/* Median over rounds of get(a) / get(b), paired within each round. */
+static double paired(int a, int b, int rounds, double (*get)(const struct kb_run *))
+{
+	double v[64];
+	int k;
+
+	for (k = 0; k < rounds; k++)
+		v[k] = get(&res[b][k]) > 0 ? get(&res[a][k]) / get(&res[b][k]) : 0.0;
+	return kb_median(v, (size_t)rounds);
+}
+
+static void cpu_target(int a, int b, double goal, int rounds)
+{
+	double q;
+
+	if (!selected[a] || !selected[b])
+		return;
+	q = paired(a, b, rounds, kb_get_cpu_per_k);
+	kb_report_line("| CPU per record: (%s) %s vs (%s) %s | %.3f | <= %.2f | %s (%+.1f%%) |",
+		       cfgs[a].tag, cfgs[a].name, cfgs[b].tag, cfgs[b].name, q, goal,
+		       q <= goal ? "met" : "missed", (q - 1.0) * 100.0);
+}
+
+static void h_targets(int rounds)
+{
+	double q, lost_wm, lost_poll;
+
+	if (!selected[C_WM64K_256] || !selected[C_POLL_256])
+		return;
+	q = paired(C_WM64K_256, C_POLL_256, rounds, kb_get_rate);
+	lost_wm = kb_median_run(res[C_WM64K_256], (size_t)rounds, kb_get_lost);
+	lost_poll = kb_median_run(res[C_POLL_256], (size_t)rounds, kb_get_lost);
+
+	kb_report_line("| generator rate: (h) watermark 64 KiB vs polling, 256 pages | %.3f | "
+		       ">= 0.95 | %s (%+.1f%%) |", q, q >= 0.95 ? "met" : "missed", (q - 1.0) * 100.0);
+	kb_report_line("| lost: (h) watermark 64 KiB vs polling, 256 pages | %.0f vs %.0f | 0 | %s |",
+		       lost_wm, lost_poll, lost_wm == 0 ? "met" : "missed");
+}
+
+static void print_targets(int rounds)
+{
+	static const int lpr4k[] = { C_WM4K, C_UV, C_EVENT, C_EV };
+	size_t i;
+
+	kb_report_line("%s", "");
+	kb_report_line("Targets (median over rounds of the per-round ratio A / B):\n");
+	kb_report_line("| target | ratio | goal | verdict |");
+	kb_report_line("|---|---|---|---|");
+	for (i = 0; i < sizeof(lpr4k) / sizeof(lpr4k[0]); i++)
+		cpu_target(lpr4k[i], C_BPF4K, 1.0, rounds);
+	cpu_target(C_WE1, C_BPF1, 1.0, rounds);
+	for (i = 0; i < sizeof(lpr4k) / sizeof(lpr4k[0]); i++)
+		cpu_target(lpr4k[i], C_HAND4K, 1.10, rounds);
+	cpu_target(C_WE1, C_HAND1, 1.10, rounds);
+	h_targets(rounds);
+}
+
+static int report(long n, int rounds, int argc, char **argv)
+{
+	char note[1024];
+	int i;
+
+	snprintf(note, sizeof(note),
+		 "%ld syscalls:sys_enter_getpid records per run (sample_period 1, RAW, 64 B each); "
+		 "generator thread on CPU %d, consumer on CPU %d; a ring on every online CPU. "
+		 "Each round runs every row once (rows compared by a target back to back); %d "
+		 "rounds; medians. CPU is the "
+		 "consumer thread's getrusage(RUSAGE_THREAD) per 1,000 delivered records; wakeups "
+		 "are its voluntary context switches (CPU / wakeup: the run's CPU over them); lost = records written minus delivered; "
+		 "foreign = records of other tasks (libbpf enables before the filter can be set); "
+		 "latency = CLOCK_MONOTONIC at the callback minus the record's time, on one record "
+		 "in %u; rate ratio = generator calls/s over the same round's untraced loop.",
+		 n, KB_GEN_CPU, KB_CONS_CPU, rounds, KB_LAT_STRIDE);
+	if (kb_report_begin("libperfring against libbpf and a hand-written reader (bench/kernel)",
+			    note, "#|consumer|CPU µs / 1,000 rec|wakeups / 1,000 rec|CPU µs / wakeup|lost|foreign|"
+			    "p50 µs|p99 µs|max µs|generator k calls/s|rate / untraced", argc, argv))
+		return 1;
+	for (i = 0; i < NCFG; i++)
+		if (selected[i])
+			print_row(i, rounds);
+	print_targets(rounds);
+	kb_report_end();
+	return 0;
+}
+
+/* Every built row, or those listed (the untraced reference always runs). */
+static int select_rows(const char *only)
+{
+	char buf[256], *tok, *save = NULL;
+	int i;
+
+	for (i = 0; i < NCFG; i++)
+		selected[i] = built(cfgs[i].kind) && (!only || i == C_UNTRACED);
+	if (!only)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", only);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < NCFG && strcmp(tok, cfgs[i].key); i++)
+			;
+		if (i == NCFG || !built(cfgs[i].kind)) {
+			fprintf(stderr, "kernel: no row \"%s\" in this build; rows:", tok);
+			for (i = 0; i < NCFG; i++)
+				if (built(cfgs[i].kind))
+					fprintf(stderr, " %s", cfgs[i].key);
+			fprintf(stderr, "\n");
+			return -1;
+		}
+		selected[i] = true;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = NULL;
+	long n = 60000;
+	int rounds = 5;
+
+	if (kb_parse_args(argc, argv, &n, &rounds, &only) || select_rows(only) || kb_setup())
+		return 2;
+	if (run_rounds(n, rounds))
+		return 1;
+	return report(n, rounds, argc, argv);
+}
