@@ -82,6 +82,10 @@ static int tracefs_root(struct perfring_session *s, char *root, size_t len)
 {
 	int err = pr_tracefs_root(root, len);
 
+	if (err == -EACCES || err == -EPERM)
+		return pr_err(s, err, "tracefs (/sys/kernel/tracing) is not readable: %s; "
+			      "tracepoints need root, or tracefs mounted with a group you are in "
+			      "(mount -o remount,gid=GROUP,mode=0750)", perfring_strerror(err));
 	if (err)
 		return pr_err(s, err,
 			      "tracefs not found (PERFRING_TRACEFS, /sys/kernel/tracing, "

@@ -583,19 +583,25 @@ const struct perfring_field *pr_format_field(const struct pr_tp_format *f, const
 
 /* ------------------------------------------------------------- tracefs root */
 
-static bool has_events(const char *root)
+/* 0 when root/events is a readable directory, else -errno. */
+static int events_dir(const char *root)
 {
 	char path[PATH_MAX];
 	int n, fd;
 
 	n = snprintf(path, sizeof(path), "%s/events", root);
 	if (n < 0 || (size_t)n >= sizeof(path))
-		return false;
+		return -ENAMETOOLONG;
 	fd = pr_open(path, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
-		return false;
+		return -errno;
 	close(fd);
-	return true;
+	return 0;
+}
+
+static bool has_events(const char *root)
+{
+	return events_dir(root) == 0;
 }
 
 static int copy_root(const char *root, char *buf, size_t len)
@@ -689,10 +695,18 @@ int pr_tracefs_root(char *buf, size_t len)
 		return -EINVAL;
 	if (env && *env)
 		return has_events(env) ? copy_root(env, buf, len) : -ENODEV;
-	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (has_events(known[i]))
+	int err, denied = 0;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		err = events_dir(known[i]);
+		if (!err)
 			return copy_root(known[i], buf, len);
-	return root_from_mounts(buf, len);
+		if ((err == -EACCES || err == -EPERM) && !denied)
+			denied = err;
+	}
+	err = root_from_mounts(buf, len);
+	/* Mounted but not ours to read (mode 0700 for root) is not "missing". */
+	return err == -ENODEV && denied ? denied : err;
 }
 
 /* ------------------------------------------------------------- tracepoints */

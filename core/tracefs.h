@@ -15,7 +15,8 @@ struct pr_tp_format {
 
 /* Finds tracefs: $PERFRING_TRACEFS if set (must hold "events"), else
  * /sys/kernel/tracing, /sys/kernel/debug/tracing, then a tracefs line in
- * /proc/mounts. Writes the root into buf. 0, -ENODEV if none, -ENAMETOOLONG. */
+ * /proc/mounts. Writes the root into buf. 0, -ENODEV if none, -EACCES/-EPERM
+ * if one exists but is not readable by us, -ENAMETOOLONG. */
 int pr_tracefs_root(char *buf, size_t len);
 
 /* Parses a format file's text (len bytes, not necessarily NUL-terminated):

@@ -1,0 +1,46 @@
+# perfring-watch: the live per-CPU view of ring delivery (the README's demo),
+# its man page, and its TAP test. It links every adapter that is built; each
+# loop's glue is its own file (ev.h and event2/event.h cannot share one).
+bin_PROGRAMS += examples/perfring-watch
+dist_man1_MANS = examples/perfring-watch.1
+examples_perfring_watch_SOURCES = examples/perfring-watch.c examples/watch.h \
+	examples/watch-args.c examples/watch-session.c examples/watch-child.c \
+	examples/watch-run.c examples/watch-stats.c examples/watch-view.c \
+	examples/watch-epoll.c
+examples_perfring_watch_CPPFLAGS = $(AM_CPPFLAGS)
+examples_perfring_watch_CFLAGS = $(AM_CFLAGS)
+WATCH_ADAPTERS =
+WATCH_LOOP_LIBS =
+EXTRA_DIST += examples/watch-uv.c examples/watch-event.c examples/watch-ev.c
+
+if BUILD_UV
+examples_perfring_watch_SOURCES += examples/watch-uv.c
+examples_perfring_watch_CPPFLAGS += -I$(top_srcdir)/adapters/uv/include
+examples_perfring_watch_CFLAGS += $(LIBUV_CFLAGS)
+WATCH_ADAPTERS += adapters/uv/libperfring-uv.la
+WATCH_LOOP_LIBS += $(LIBUV_LIBS)
+endif
+if BUILD_EVENT
+examples_perfring_watch_SOURCES += examples/watch-event.c
+examples_perfring_watch_CPPFLAGS += -I$(top_srcdir)/adapters/event/include
+examples_perfring_watch_CFLAGS += $(LIBEVENT_CFLAGS)
+WATCH_ADAPTERS += adapters/event/libperfring-event.la
+WATCH_LOOP_LIBS += $(LIBEVENT_LIBS)
+endif
+if BUILD_EV
+examples_perfring_watch_SOURCES += examples/watch-ev.c
+examples_perfring_watch_CPPFLAGS += -I$(top_srcdir)/adapters/ev/include
+WATCH_ADAPTERS += adapters/ev/libperfring-ev.la
+WATCH_LOOP_LIBS += $(LIBEV_LIBS)
+endif
+examples_perfring_watch_LDADD = $(WATCH_ADAPTERS) core/libperfring.la $(WATCH_LOOP_LIBS)
+
+# tests/getpid_n: an exact workload (N getpid calls, then a chosen status).
+# No sanitizer flags: their runtimes call getpid at start-up, and the count
+# must be exact.
+check_PROGRAMS += tests/getpid_n
+tests_getpid_n_SOURCES = tests/getpid_n.c
+tests_getpid_n_CFLAGS = -std=c11 $(WARN_CFLAGS)
+tests_getpid_n_LDFLAGS =
+TESTS += tests/test_watch.sh
+EXTRA_DIST += tests/test_watch.sh

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/* perfring-watch: the command line. Only syntax is checked here; what the
+ * session itself validates (ring size, watermark, wakeup modes, offline CPUs,
+ * unknown tracepoints) is left to it so its sentence reaches the user. */
+#include "config.h"
+#include "watch.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CPU_NUM 65535
+
+static const char usage_text[] =
+"usage: perfring-watch [-e SYSTEM:NAME]... [-s SOFTWARE[:PERIOD]]... [-c CPUS]\n"
+"                      [-p PID | [--] COMMAND [ARGS...]] [--loop uv|event|ev|epoll]\n"
+"                      [--watermark BYTES | --wakeup-events N] [--flush-ms MS]\n"
+"                      [--budget N] [--pages N] [-d SECONDS] [--json]\n"
+"\n"
+"Shows, once a second and per CPU, how perf_event rings are delivered: events/s,\n"
+"bytes/s, kernel wakeups/s, records per wakeup, lost records, ring fill and the\n"
+"p50/p99 delivery latency (CLOCK_MONOTONIC at the callback minus the sample time).\n"
+"With no arguments (as root) it watches sched:sched_switch on every online CPU.\n"
+"\n"
+"Events (default: -e sched:sched_switch):\n"
+"  -e, --event SYSTEM:NAME       a tracepoint (see /sys/kernel/tracing/events)\n"
+"  -s, --software NAME[:PERIOD]  a software event: cpu-clock, task-clock,\n"
+"                                context-switches, page-faults, minor-faults,\n"
+"                                major-faults, cpu-migrations; PERIOD = sample every\n"
+"                                PERIOD events (ns for the clocks; default 1,\n"
+"                                1000000 for the clocks)\n"
+"What to watch:\n"
+"  -c, --cpus LIST               CPUs such as 0,2-3 (default: every online CPU)\n"
+"  -p, --pid PID                 only process PID (ends when it exits)\n"
+"  [--] COMMAND [ARGS...]        run COMMAND, watch only it and its children,\n"
+"                                exit with its status\n"
+"Delivery:\n"
+"      --loop uv|event|ev|epoll  event loop (default: uv when built, else epoll)\n"
+"      --watermark BYTES         wake the loop when a ring holds BYTES (suffix k or\n"
+"                                m allowed; default 4096; 0 = no wakeups, poll\n"
+"                                every --flush-ms, default 15)\n"
+"      --wakeup-events N         wake the loop every N samples instead\n"
+"      --flush-ms MS             drain every ring at least this often (default 100)\n"
+"      --budget N                at most N records per callback (default: no limit)\n"
+"      --pages N                 ring data pages per CPU, a power of two (default 64)\n"
+"Output:\n"
+"  -d, --duration SECONDS        stop after SECONDS (default: until Ctrl-C)\n"
+"      --json                    one JSON object per line: start, one per second,\n"
+"                                and a final summary\n"
+"  -h, --help                    this text\n"
+"  -V, --version                 the libperfring version\n"
+"\n"
+"Exit status: 0 on success, 1 when perf or the loop fails, 2 for bad arguments;\n"
+"with COMMAND, its exit status (128+N if signal N ended it).\n"
+"See perfring-watch(1).\n"
+"\n"
+"Loops in this build: ";
+
+/* The loops this build can run, in order of preference for the default. */
+static const char built_loops[] =
+#ifdef HAVE_PERFRING_UV
+	"uv "
+#endif
+#ifdef HAVE_PERFRING_EVENT
+	"event "
+#endif
+#ifdef HAVE_PERFRING_EV
+	"ev "
+#endif
+	"epoll";
+
+static const struct {
+	const char *name;
+	enum perfring_software kind;
+} sw_names[] = {
+	{ "cpu-clock", PERFRING_SW_CPU_CLOCK },
+	{ "task-clock", PERFRING_SW_TASK_CLOCK },
+	{ "context-switches", PERFRING_SW_CONTEXT_SWITCHES },
+	{ "cs", PERFRING_SW_CONTEXT_SWITCHES },
+	{ "page-faults", PERFRING_SW_PAGE_FAULTS },
+	{ "faults", PERFRING_SW_PAGE_FAULTS },
+	{ "minor-faults", PERFRING_SW_PAGE_FAULTS_MIN },
+	{ "major-faults", PERFRING_SW_PAGE_FAULTS_MAJ },
+	{ "cpu-migrations", PERFRING_SW_CPU_MIGRATIONS },
+	{ "migrations", PERFRING_SW_CPU_MIGRATIONS },
+};
+
+static const char *const loop_names[] = {
+	[WATCH_LOOP_EPOLL] = "epoll", [WATCH_LOOP_UV] = "uv",
+	[WATCH_LOOP_EVENT] = "event", [WATCH_LOOP_EV] = "ev",
+};
+
+enum { OPT_LOOP = 256, OPT_WATERMARK, OPT_WAKEUP_EVENTS, OPT_FLUSH_MS, OPT_BUDGET, OPT_PAGES,
+       OPT_JSON };
+
+static const struct option long_opts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "software", required_argument, NULL, 's' },
+	{ "cpus", required_argument, NULL, 'c' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "loop", required_argument, NULL, OPT_LOOP },
+	{ "watermark", required_argument, NULL, OPT_WATERMARK },
+	{ "wakeup-events", required_argument, NULL, OPT_WAKEUP_EVENTS },
+	{ "flush-ms", required_argument, NULL, OPT_FLUSH_MS },
+	{ "budget", required_argument, NULL, OPT_BUDGET },
+	{ "pages", required_argument, NULL, OPT_PAGES },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+__attribute__((format(printf, 1, 2)))
+static int bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("perfring-watch: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see --help)\n", stderr);
+	return WATCH_EXIT_USAGE;
+}
+
+const char *watch_sw_name(enum perfring_software kind)
+{
+	for (size_t i = 0; i < sizeof(sw_names) / sizeof(sw_names[0]); i++)
+		if (sw_names[i].kind == kind)
+			return sw_names[i].name;
+	return "software";
+}
+
+/* A whole unsigned number with an optional k/m (x1024) suffix when allowed. */
+static int parse_num(const char *opt, const char *str, bool suffix, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(str, &end, 10);
+	if (end != str && suffix && (*end == 'k' || *end == 'K'))
+		v *= 1024, end++;
+	else if (end != str && suffix && (*end == 'm' || *end == 'M'))
+		v *= 1024 * 1024, end++;
+	if (errno || end == str || *end || str[0] == '-' || v > max)
+		return bad("%s: '%s' is not a number from 0 to %llu", opt, str,
+			   (unsigned long long)max);
+	*out = v;
+	return 0;
+}
+
+static int parse_u32(const char *opt, const char *str, bool suffix, uint32_t *out)
+{
+	uint64_t v;
+	int err = parse_num(opt, str, suffix, UINT32_MAX, &v);
+
+	if (!err)
+		*out = (uint32_t)v;
+	return err;
+}
+
+static int add_cpu_range(struct watch_args *a, unsigned long lo, unsigned long hi)
+{
+	int *c = realloc(a->cpus, (a->cpu_cnt + (hi - lo + 1)) * sizeof(*c));
+
+	if (!c)
+		return bad("out of memory");
+	a->cpus = c;
+	for (unsigned long i = lo; i <= hi; i++)
+		a->cpus[a->cpu_cnt++] = (int)i;
+	return 0;
+}
+
+/* "0,2-3": ranges separated by commas. Whether each CPU is online is the
+ * session's check (-ENODEV with the online list). */
+static int parse_cpus(struct watch_args *a, const char *str)
+{
+	const char *p = str;
+
+	a->cpu_cnt = 0;
+	do {
+		char *end;
+		unsigned long lo = strtoul(p, &end, 10), hi = lo;
+
+		if (end == p || *p == '-' || *p == '+')
+			return bad("-c %s: expected CPU numbers such as 0,2-3", str);
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtoul(p, &end, 10);
+			if (end == p || *p == '-' || *p == '+' || hi < lo)
+				return bad("-c %s: bad range (expected such as 2-3)", str);
+		}
+		if (hi > MAX_CPU_NUM)
+			return bad("-c %s: CPU %lu does not exist", str, hi);
+		if (*end && *end != ',')
+			return bad("-c %s: unexpected '%c'", str, *end);
+		if (add_cpu_range(a, lo, hi))
+			return WATCH_EXIT_USAGE;
+		p = end + 1;
+	} while (p[-1] == ',');
+	return 0;
+}
+
+static int parse_event(struct watch_args *a, const char *str)
+{
+	const char *colon = strchr(str, ':');
+
+	if (!colon || colon == str || !colon[1] || strchr(colon + 1, ':'))
+		return bad("-e %s: expected SYSTEM:NAME, such as sched:sched_switch", str);
+	if (a->tp_cnt == WATCH_MAX_EVENTS)
+		return bad("at most %d -e options", WATCH_MAX_EVENTS);
+	a->tp[a->tp_cnt++] = str;
+	return 0;
+}
+
+static int parse_software(struct watch_args *a, const char *str)
+{
+	size_t len = strcspn(str, ":");
+	struct watch_sw sw = { .period = 0 };
+	size_t i, n = sizeof(sw_names) / sizeof(sw_names[0]);
+
+	for (i = 0; i < n; i++)
+		if (strlen(sw_names[i].name) == len && !strncmp(sw_names[i].name, str, len))
+			break;
+	if (i == n)
+		return bad("-s %s: unknown software event (cpu-clock, task-clock, "
+			   "context-switches, page-faults, minor-faults, major-faults, "
+			   "cpu-migrations)", str);
+	sw.kind = sw_names[i].kind;
+	if (str[len] && parse_num("-s PERIOD", str + len + 1, false, UINT64_MAX, &sw.period))
+		return WATCH_EXIT_USAGE;
+	if (!sw.period)
+		sw.period = sw.kind <= PERFRING_SW_TASK_CLOCK ? 1000000 : 1;
+	if (a->sw_cnt == WATCH_MAX_EVENTS)
+		return bad("at most %d -s options", WATCH_MAX_EVENTS);
+	a->sw[a->sw_cnt++] = sw;
+	return 0;
+}
+
+static int parse_loop(struct watch_args *a, const char *str)
+{
+	for (int i = WATCH_LOOP_EPOLL; i <= WATCH_LOOP_EV; i++) {
+		if (!strcmp(str, loop_names[i])) {
+			a->loop = (enum watch_loop_kind)i;
+			return 0;
+		}
+	}
+	return bad("--loop %s: expected uv, event, ev or epoll", str);
+}
+
+static int parse_duration(struct watch_args *a, const char *str)
+{
+	char *end;
+	double d = strtod(str, &end);
+
+	if (end == str || *end || !(d > 0) || d > 1e9)
+		return bad("-d %s: expected a positive number of seconds", str);
+	a->duration_s = d;
+	return 0;
+}
+
+static int parse_pid(struct watch_args *a, const char *str)
+{
+	uint64_t v;
+
+	if (parse_num("-p", str, false, INT_MAX, &v))
+		return WATCH_EXIT_USAGE;
+	if (!v)
+		return bad("-p 0: expected a process id");
+	a->pid = (int)v;
+	return 0;
+}
+
+static int print_version(void)
+{
+	printf("perfring-watch (libperfring %d.%d.%d)\nloops: %s\n", perfring_version() / 10000,
+	       perfring_version() / 100 % 100, perfring_version() % 100, built_loops);
+	return 1;
+}
+
+static int parse_one(struct watch_args *a, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'e': return parse_event(a, arg);
+	case 's': return parse_software(a, arg);
+	case 'c': return parse_cpus(a, arg);
+	case 'p': return parse_pid(a, arg);
+	case 'd': return parse_duration(a, arg);
+	case OPT_LOOP: return parse_loop(a, arg);
+	case OPT_WATERMARK:
+		a->watermark_set = true;
+		return parse_u32("--watermark", arg, true, &a->watermark);
+	case OPT_WAKEUP_EVENTS: return parse_u32("--wakeup-events", arg, false, &a->wakeup_events);
+	case OPT_FLUSH_MS: return parse_u32("--flush-ms", arg, false, &a->flush_ms);
+	case OPT_BUDGET: return parse_u32("--budget", arg, false, &a->budget);
+	case OPT_PAGES: return parse_u32("--pages", arg, false, &a->pages);
+	case OPT_JSON: a->json = true; return 0;
+	case 'h': printf("%s%s\n", usage_text, built_loops); return 1;
+	case 'V': return print_version();
+	default: return bad("unknown option");
+	}
+}
+
+/* Defaults that depend on the rest of the line, and exclusive options. */
+static int finish_args(struct watch_args *a, int argc, char **argv)
+{
+	if (optind < argc)
+		a->command = argv + optind;
+	if (a->command && a->pid)
+		return bad("-p and a COMMAND exclude each other");
+	if (!a->watermark_set && !a->wakeup_events)
+		a->watermark = 4096;
+	if (!a->tp_cnt && !a->sw_cnt)
+		a->tp[a->tp_cnt++] = "sched:sched_switch";
+	return 0;
+}
+
+int watch_args_parse(struct watch_args *a, int argc, char **argv)
+{
+	int opt, err;
+
+	*a = (struct watch_args){ .loop = WATCH_LOOP_DEFAULT };
+	opterr = 0;
+	/* '+': the first non-option starts COMMAND, so its own options stay its. */
+	while ((opt = getopt_long(argc, argv, "+e:s:c:p:d:hV", long_opts, NULL)) != -1) {
+		if (opt == '?' || opt == ':') {
+			if (optopt && optopt < 256)
+				return bad("-%c: unknown option or missing argument", optopt);
+			return bad("%s: unknown option or missing argument", argv[optind - 1]);
+		}
+		if ((err = parse_one(a, opt, optarg)))
+			return err;
+	}
+	return finish_args(a, argc, argv);
+}
+
+void watch_args_free(struct watch_args *a)
+{
+	free(a->cpus);
+	a->cpus = NULL;
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/* perfring-watch: what every loop's glue calls. The glue owns its watchers;
+ * this file owns the run: when it starts, each tick, what a signal or the
+ * child's exit means, and the final drain and summary. */
+#include "config.h"
+#include "watch.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void on_loop_error(int cpu, int err, void *ctx)
+{
+	struct watch *w = ctx;
+	int slot = cpu >= 0 && cpu <= w->max_cpu ? w->slot_of_cpu[cpu] : -1;
+
+	if (err != -EPIPE) {
+		fprintf(stderr, "perfring-watch: CPU %d: %s; no longer watched\n", cpu,
+			perfring_strerror(err));
+		return;
+	}
+	/* HUP: the watched process and everything it inherited have exited. */
+	if (slot >= 0 && !w->cpus[slot].hup) {
+		w->cpus[slot].hup = true;
+		w->nhup++;
+	}
+	if (w->a.pid && w->nhup == w->ncpu)
+		watch_request_stop(w);
+}
+
+void watch_loop_opts(struct watch *w, struct perfring_loop_opts *lo)
+{
+	*lo = (struct perfring_loop_opts){
+		.sz = sizeof(*lo),
+		.budget = w->a.budget,
+		.on_error = on_loop_error,
+		.ctx = w,
+	};
+}
+
+/* The loop's watchers are in place: the clock starts and the command runs. */
+void watch_started(struct watch *w)
+{
+	w->t0_ns = watch_now_ns();
+	w->last_tick_ns = w->t0_ns;
+	if (w->a.duration_s > 0)
+		w->end_ns = w->t0_ns + (uint64_t)(w->a.duration_s * 1e9);
+	watch_view_start(w);
+	watch_child_release(w);
+}
+
+void watch_request_stop(struct watch *w)
+{
+	if (w->stopping)
+		return;
+	w->stopping = true;
+	if (w->loop_stop)
+		w->loop_stop(w);
+}
+
+void watch_loop_failed(struct watch *w, const char *what, int err)
+{
+	fprintf(stderr, "perfring-watch: %s: %s\n", what, perfring_strerror(err));
+	w->failed = true;
+	watch_request_stop(w);
+}
+
+static void show_interval(struct watch *w, uint64_t now)
+{
+	struct watch_row *rows = calloc(w->ncpu ? w->ncpu : 1, sizeof(*rows)), total;
+
+	if (!rows)
+		return;
+	for (size_t i = 0; i < w->ncpu; i++)
+		watch_row_interval(w, i, &rows[i]);
+	watch_row_total(w, rows, false, &total);
+	watch_view_interval(w, rows, &total, (double)(now - w->last_tick_ns) / 1e9);
+	watch_interval_reset(w);
+	free(rows);
+}
+
+void watch_tick(struct watch *w)
+{
+	uint64_t now = watch_now_ns();
+
+	w->ticks++;
+	show_interval(w, now);
+	w->last_tick_ns = now;
+	if (w->end_ns && now + 1000000 >= w->end_ns)
+		watch_request_stop(w);
+	/* A SIGCHLD that raced the watcher's setup is caught here at the latest. */
+	watch_child_reap(w);
+}
+
+/* Until the next whole second of the run (or the end of -d), in ms. */
+int watch_next_tick_ms(const struct watch *w)
+{
+	uint64_t now = watch_now_ns(), next = w->t0_ns + (w->ticks + 1) * WATCH_NS;
+
+	if (w->end_ns && next > w->end_ns)
+		next = w->end_ns;
+	return next > now ? (int)((next - now + 999999) / 1000000) : 0;
+}
+
+void watch_signal(struct watch *w, int signo)
+{
+	if (signo == SIGCHLD) {
+		watch_child_reap(w);
+		return;
+	}
+	if (!w->signo)
+		w->signo = signo;
+	watch_request_stop(w);
+}
+
+void watch_child_exited(struct watch *w, int status)
+{
+	w->child_done = true;
+	w->child_status = status;
+	watch_request_stop(w);
+}
+
+static int exit_code(const struct watch *w)
+{
+	if (w->failed)
+		return WATCH_EXIT_FAIL;
+	if (w->child > 0) {
+		if (WIFEXITED(w->child_status))
+			return WEXITSTATUS(w->child_status);
+		if (WIFSIGNALED(w->child_status))
+			return 128 + WTERMSIG(w->child_status);
+	}
+	return 0;
+}
+
+/* After the glue has detached: nothing new is written, the rest of every
+ * ring is delivered, then the summary, then everything is freed. */
+int watch_finish(struct watch *w)
+{
+	struct watch_row *rows = calloc(w->ncpu ? w->ncpu : 1, sizeof(*rows)), total;
+	int code;
+
+	w->loop_stop = NULL;
+	w->stopping = true;
+	if (!w->t0_ns)
+		watch_child_abort(w);   /* the loop never started: COMMAND never ran */
+	watch_child_end(w);
+	perfring_session_stop(w->s);
+	for (size_t i = 0; i < w->ncpu; i++)
+		perfring_session_parse_for_cpu(w->s, w->cpus[i].cpu);
+	code = exit_code(w);
+	if (rows && w->t0_ns) {
+		for (size_t i = 0; i < w->ncpu; i++)
+			watch_row_run(w, i, &rows[i]);
+		watch_row_total(w, rows, true, &total);
+		watch_view_summary(w, rows, &total, (double)(watch_now_ns() - w->t0_ns) / 1e9,
+				   code);
+	}
+	free(rows);
+	perfring_session_free(w->s);
+	w->s = NULL;
+	watch_cpus_free(w);
+	return code;
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/* perfring-watch: the session. The session validates the options and events
+ * itself, so a refusal there is a usage error (exit 2) printed with the
+ * session's own sentence; a refusal by the kernel at start is a failure
+ * (exit 1) with the cause and fix, except that with -- COMMAND or -p an
+ * unprivileged user falls back to user-only software events. */
+#include "config.h"
+#include "watch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void session_opts(const struct watch *w, struct perfring_opts *o)
+{
+	const struct watch_args *a = &w->a;
+
+	*o = (struct perfring_opts){
+		.sz = sizeof(*o),
+		.cpus = a->cpus,
+		.cpu_cnt = a->cpu_cnt,
+		.pid = w->child ? (int)w->child : a->pid,
+		.ring_pages = a->pages,
+		.wakeup_watermark = a->watermark,
+		.wakeup_events = a->wakeup_events,
+	};
+	if (a->watermark || a->wakeup_events)
+		o->flush_ms = a->flush_ms;
+	else
+		o->poll_interval_ms = a->flush_ms;
+}
+
+/* The session's sentences name struct fields; the user typed options. */
+static void print_sentence(const char *s)
+{
+	static const char *const map[][2] = {
+		{ "opts.wakeup_watermark", "--watermark" }, { "opts.wakeup_events", "--wakeup-events" },
+		{ "opts.ring_pages", "--pages" }, { "opts.cpus", "-c" }, { "opts.pid", "-p" },
+		{ "opts.flush_ms", "--flush-ms" }, { "opts.poll_interval_ms", "--flush-ms" },
+	};
+	size_t n = sizeof(map) / sizeof(map[0]);
+
+	while (*s) {
+		size_t i = 0;
+
+		while (i < n && strncmp(s, map[i][0], strlen(map[i][0])))
+			i++;
+		if (i < n) {
+			fputs(map[i][1], stderr);
+			s += strlen(map[i][0]);
+		} else {
+			fputc(*s++, stderr);
+		}
+	}
+}
+
+static int fail(int code, const char *what, const char *sentence, int err)
+{
+	fprintf(stderr, "perfring-watch: %s", what);
+	print_sentence(sentence && *sentence ? sentence : perfring_strerror(err));
+	fprintf(stderr, "%s\n", code == WATCH_EXIT_USAGE ? " (see --help)" : "");
+	return code;
+}
+
+static int add_named(struct watch *w, struct perfring_event *ev)
+{
+	int err = perfring_event_set_callback(ev, watch_on_sample, w);
+
+	if (!err && w->nnames < sizeof(w->names) / sizeof(w->names[0]))
+		w->names[w->nnames++] = perfring_event_name(ev);
+	return err;
+}
+
+/* Internal: perf or tracefs refused for lack of privilege (not an exit code). */
+#define DENIED (-1)
+#define TRACEFS_EVENTS "/sys/kernel/tracing/events"
+
+static char denied_why[640];
+
+static bool lacks_privilege(int err)
+{
+	/* tracefs is root-only (0700); unprivileged, the core finds no tracefs
+	 * at all and says -ENODEV rather than -EACCES. */
+	return err == -EACCES || err == -EPERM || (err == -ENODEV && geteuid() != 0);
+}
+
+static int denied(struct watch *w, const char *spec)
+{
+	if (spec && access(TRACEFS_EVENTS, R_OK | X_OK) < 0 && errno == EACCES)
+		snprintf(denied_why, sizeof(denied_why), "tracepoint %s: %s: Permission denied; "
+			 "tracefs is readable by root only, run as root", spec, TRACEFS_EVENTS);
+	else
+		snprintf(denied_why, sizeof(denied_why), "%s", perfring_session_last_error(w->s));
+	return DENIED;
+}
+
+static int add_tracepoint(struct watch *w, const char *spec)
+{
+	char sys[256];
+	const char *colon = strchr(spec, ':');
+	size_t len = (size_t)(colon - spec);
+	struct perfring_event *ev;
+	int err;
+
+	if (len >= sizeof(sys))
+		return fail(WATCH_EXIT_USAGE, "", "-e: system name too long", -EINVAL);
+	memcpy(sys, spec, len);
+	sys[len] = '\0';
+	err = perfring_session_add_tracepoint(w->s, sys, colon + 1, &ev);
+	if (lacks_privilege(err))
+		return denied(w, spec);
+	if (!err)
+		err = add_named(w, ev);
+	if (err)
+		return fail(err == -ENOENT || err == -EINVAL ? WATCH_EXIT_USAGE : WATCH_EXIT_FAIL,
+			    "", perfring_session_last_error(w->s), err);
+	return 0;
+}
+
+static int add_software(struct watch *w, const struct watch_sw *sw, bool user_only)
+{
+	struct perfring_software_opts so = {
+		.sz = sizeof(so), .period = sw->period, .exclude_kernel = user_only,
+	};
+	struct perfring_event *ev;
+	int err = perfring_session_add_software_opts(w->s, sw->kind, &so, &ev);
+
+	if (!err)
+		err = add_named(w, ev);
+	if (err)
+		return fail(WATCH_EXIT_FAIL, "", perfring_session_last_error(w->s), err);
+	return 0;
+}
+
+/* Tracepoints cannot be user-only; the fallback watches the command's user
+ * time and page faults instead. */
+static const struct watch_sw fallback_sw[] = {
+	{ PERFRING_SW_TASK_CLOCK, 1000000 },
+	{ PERFRING_SW_PAGE_FAULTS, 1 },
+};
+
+static int add_events(struct watch *w, bool user_only)
+{
+	const struct watch_args *a = &w->a;
+	int code;
+
+	w->nnames = 0;
+	for (size_t i = 0; i < a->tp_cnt && !user_only; i++)
+		if ((code = add_tracepoint(w, a->tp[i])))
+			return code;
+	for (size_t i = 0; user_only && a->tp_cnt && i < 2; i++)
+		if ((code = add_software(w, &fallback_sw[i], true)))
+			return code;
+	for (size_t i = 0; i < a->sw_cnt; i++)
+		if ((code = add_software(w, &a->sw[i], user_only)))
+			return code;
+	return 0;
+}
+
+static int create(struct watch *w, bool user_only)
+{
+	struct perfring_opts o;
+	int err;
+
+	session_opts(w, &o);
+	err = perfring_session_new(&o, &w->s);
+	if (err)
+		return fail(err == -ENOMEM ? WATCH_EXIT_FAIL : WATCH_EXIT_USAGE, "",
+			    perfring_session_last_error(NULL), err);
+	w->user_only = user_only;
+	return add_events(w, user_only);
+}
+
+static int start(struct watch *w)
+{
+	int err = perfring_session_start(w->s);
+
+	if (lacks_privilege(err))
+		return denied(w, NULL);
+	if (err)
+		return fail(WATCH_EXIT_FAIL, "", perfring_session_last_error(w->s), err);
+	return 0;
+}
+
+static int create_and_start(struct watch *w, bool user_only)
+{
+	int code;
+
+	perfring_session_free(w->s);
+	w->s = NULL;
+	code = create(w, user_only);
+	return code ? code : start(w);
+}
+
+/* With COMMAND or -p, an unprivileged user can still watch their own process. */
+static int fall_back(struct watch *w)
+{
+	fprintf(stderr, "perfring-watch: ");
+	print_sentence(denied_why);
+	fprintf(stderr, "\nperfring-watch: not privileged: watching the %s with user-only "
+		"(exclude_kernel) software events instead\n", w->child ? "command" : "process");
+	return create_and_start(w, true);
+}
+
+static int explain_denied(void)
+{
+	fprintf(stderr, "perfring-watch: ");
+	print_sentence(denied_why);
+	fputc('\n', stderr);
+	if (geteuid() != 0)
+		fprintf(stderr, "perfring-watch: without privileges, watch a command of your own "
+			"instead: perfring-watch -s task-clock -- COMMAND\n");
+	return WATCH_EXIT_FAIL;
+}
+
+int watch_session_open(struct watch *w)
+{
+	int err, code;
+
+	if (w->a.command && (err = watch_child_spawn(w)))
+		return fail(WATCH_EXIT_FAIL, "fork: ", NULL, err);
+	code = create_and_start(w, false);
+	if (code == DENIED && (w->child || w->a.pid))
+		code = fall_back(w);
+	if (code == DENIED)
+		code = explain_denied();
+	if (!code && watch_cpus_init(w))
+		code = fail(WATCH_EXIT_FAIL, "", NULL, -ENOMEM);
+	if (code) {
+		perfring_session_free(w->s);
+		w->s = NULL;
+		watch_child_abort(w);
+	}
+	return code;
+}

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/* perfring-watch: per-CPU counters and delivery-latency histograms.
+ * The session keeps bytes, records, wakeups, lost and fill per CPU; this file
+ * adds what only the callback can see (samples and their latency) and turns
+ * both into per-interval and whole-run rows. */
+#include "config.h"
+#include "watch.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+uint64_t watch_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * WATCH_NS + (uint64_t)ts.tv_nsec;
+}
+
+/* Log2 buckets split into WATCH_HIST_SUB linear parts: values below
+ * WATCH_HIST_SUB get a bucket each, larger ones a bucket 1/8 to 1/16 wide. */
+static unsigned hist_index(uint64_t v)
+{
+	unsigned msb;
+
+	if (v < WATCH_HIST_SUB)
+		return (unsigned)v;
+	msb = 63u - (unsigned)__builtin_clzll(v);
+	return (msb - WATCH_HIST_LOG + 1) * WATCH_HIST_SUB +
+	       (unsigned)((v >> (msb - WATCH_HIST_LOG)) & (WATCH_HIST_SUB - 1));
+}
+
+/* The middle of bucket i, as the value reported for it. */
+static uint64_t hist_value(unsigned i)
+{
+	unsigned shift = i / WATCH_HIST_SUB - 1;
+	uint64_t sub = i % WATCH_HIST_SUB;
+
+	if (i < WATCH_HIST_SUB)
+		return i;
+	return ((WATCH_HIST_SUB + sub) << shift) + ((1ull << shift) >> 1);
+}
+
+void watch_hist_add(struct watch_hist *h, uint64_t v)
+{
+	h->b[hist_index(v)]++;
+	h->n++;
+}
+
+/* The value below which a fraction q of the samples fall; 0 when empty. */
+uint64_t watch_hist_pct(const struct watch_hist *h, double q)
+{
+	uint64_t want = (uint64_t)(q * (double)h->n), seen = 0;
+
+	if (!h->n)
+		return 0;
+	if (want < 1)
+		want = 1;
+	for (unsigned i = 0; i < WATCH_HIST_N; i++) {
+		seen += h->b[i];
+		if (seen >= want)
+			return hist_value(i);
+	}
+	return hist_value(WATCH_HIST_N - 1);
+}
+
+static void hist_merge(struct watch_hist *dst, const struct watch_hist *src)
+{
+	for (unsigned i = 0; i < WATCH_HIST_N; i++)
+		dst->b[i] += src->b[i];
+	dst->n += src->n;
+}
+
+int watch_on_sample(const struct perfring_sample *smp, void *ctx)
+{
+	struct watch *w = ctx;
+	uint64_t now = watch_now_ns(), lat = now > smp->time ? now - smp->time : 0;
+	struct watch_cpu *c;
+
+	if (smp->cpu < 0 || smp->cpu > w->max_cpu || w->slot_of_cpu[smp->cpu] < 0)
+		return 0;
+	c = &w->cpus[w->slot_of_cpu[smp->cpu]];
+	c->events++;
+	watch_hist_add(&c->sec, lat);
+	watch_hist_add(&c->all, lat);
+	return 0;
+}
+
+/* One watch_cpu per ring of the started session, and the cpu -> slot map. */
+int watch_cpus_init(struct watch *w)
+{
+	const struct perfring_cpu_fd *fds;
+	size_t n = perfring_session_fds(w->s, &fds);
+
+	w->max_cpu = n ? fds[n - 1].cpu : 0;
+	w->cpus = calloc(n ? n : 1, sizeof(*w->cpus));
+	w->slot_of_cpu = malloc((size_t)(w->max_cpu + 1) * sizeof(int));
+	if (!w->cpus || !w->slot_of_cpu)
+		return -1;
+	memset(w->slot_of_cpu, 0xff, (size_t)(w->max_cpu + 1) * sizeof(int));
+	for (size_t i = 0; i < n; i++) {
+		w->cpus[i].cpu = fds[i].cpu;
+		w->slot_of_cpu[fds[i].cpu] = (int)i;
+	}
+	w->ncpu = n;
+	return 0;
+}
+
+void watch_cpus_free(struct watch *w)
+{
+	free(w->cpus);
+	free(w->slot_of_cpu);
+	w->cpus = NULL;
+	w->slot_of_cpu = NULL;
+}
+
+static void row_fill(struct watch_row *r, int cpu, uint64_t events,
+		     const struct perfring_cpu_stats *now, const struct perfring_cpu_stats *base,
+		     const struct watch_hist *h)
+{
+	r->cpu = cpu;
+	r->events = events;
+	r->bytes = now->bytes - base->bytes;
+	r->records = now->records - base->records;
+	r->wakeups = now->wakeups - base->wakeups;
+	r->lost = now->lost - base->lost;
+	r->fill_pct = now->max_fill_pct;
+	r->p50_ns = watch_hist_pct(h, 0.50);
+	r->p99_ns = watch_hist_pct(h, 0.99);
+}
+
+/* CPU slot i since the last tick. */
+void watch_row_interval(const struct watch *w, size_t i, struct watch_row *r)
+{
+	const struct watch_cpu *c = &w->cpus[i];
+	struct perfring_cpu_stats st = { 0 };
+
+	perfring_session_cpu_stats(w->s, c->cpu, &st);
+	row_fill(r, c->cpu, c->events - c->tick_events, &st, &c->tick, &c->sec);
+}
+
+/* Starts the next interval: new baselines, empty interval histograms. The
+ * counters cannot move between the rows and this: both run on the loop's
+ * thread, which is also the only one that parses. */
+void watch_interval_reset(struct watch *w)
+{
+	for (size_t i = 0; i < w->ncpu; i++) {
+		struct watch_cpu *c = &w->cpus[i];
+
+		perfring_session_cpu_stats(w->s, c->cpu, &c->tick);
+		c->tick_events = c->events;
+		memset(&c->sec, 0, sizeof(c->sec));
+	}
+}
+
+/* CPU slot i since start. */
+void watch_row_run(const struct watch *w, size_t i, struct watch_row *r)
+{
+	const struct watch_cpu *c = &w->cpus[i];
+	struct perfring_cpu_stats st = { 0 }, zero = { 0 };
+
+	perfring_session_cpu_stats(w->s, c->cpu, &st);
+	row_fill(r, c->cpu, c->events, &st, &zero, &c->all);
+}
+
+/* Sums rows; the percentiles come from the CPUs' histograms merged: the
+ * whole-run ones when `run`, else this interval's. */
+void watch_row_total(const struct watch *w, const struct watch_row *rows, bool run,
+		     struct watch_row *t)
+{
+	struct watch_hist h = { 0 };
+
+	*t = (struct watch_row){ .cpu = -1 };
+	for (size_t i = 0; i < w->ncpu; i++) {
+		t->events += rows[i].events;
+		t->bytes += rows[i].bytes;
+		t->records += rows[i].records;
+		t->wakeups += rows[i].wakeups;
+		t->lost += rows[i].lost;
+		if (rows[i].fill_pct > t->fill_pct)
+			t->fill_pct = rows[i].fill_pct;
+		hist_merge(&h, run ? &w->cpus[i].all : &w->cpus[i].sec);
+	}
+	t->p50_ns = watch_hist_pct(&h, 0.50);
+	t->p99_ns = watch_hist_pct(&h, 0.99);
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/* perfring-watch: what its files share. One file per job:
+ *   perfring-watch.c  main: arguments -> session -> loop -> summary
+ *   watch-args.c      command line and --help
+ *   watch-session.c   the session, its events and the unprivileged fallback
+ *   watch-child.c     the -- COMMAND child: spawn, release, reap, end
+ *   watch-run.c       what every loop calls: start, tick, signal, stop, finish
+ *   watch-stats.c     per-CPU counters and latency histograms
+ *   watch-view.c      the TTY table, the piped lines and the JSON
+ *   watch-epoll.c, watch-uv.c, watch-event.c, watch-ev.c   one loop each
+ * No loop header is included here: ev.h and event2/event.h cannot share a file. */
+#ifndef PERFRING_WATCH_H
+#define PERFRING_WATCH_H
+
+#include <perfring/perfring.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define WATCH_MAX_EVENTS 64
+#define WATCH_HIST_LOG 3                    /* 2^3 linear sub-buckets per power of two */
+#define WATCH_HIST_SUB (1u << WATCH_HIST_LOG)
+#define WATCH_HIST_N (64 * WATCH_HIST_SUB)
+#define WATCH_NS 1000000000ull
+
+/* Exit codes besides the command's own status. */
+#define WATCH_EXIT_FAIL 1
+#define WATCH_EXIT_USAGE 2
+
+enum watch_loop_kind { WATCH_LOOP_DEFAULT, WATCH_LOOP_EPOLL, WATCH_LOOP_UV, WATCH_LOOP_EVENT,
+		       WATCH_LOOP_EV };
+
+struct watch_sw {
+	enum perfring_software kind;
+	uint64_t period;
+};
+
+struct watch_args {
+	const char *tp[WATCH_MAX_EVENTS];   /* "system:name", pointing into argv */
+	size_t tp_cnt;
+	struct watch_sw sw[WATCH_MAX_EVENTS];
+	size_t sw_cnt;
+	int *cpus;                          /* NULL = every online CPU */
+	size_t cpu_cnt;
+	int pid;                            /* -p */
+	char **command;                     /* -- COMMAND ARGS, NULL-terminated */
+	enum watch_loop_kind loop;
+	uint32_t watermark, wakeup_events, flush_ms, budget, pages;
+	bool watermark_set;
+	double duration_s;                  /* 0 = until a signal */
+	bool json;
+};
+
+struct watch_hist {
+	uint64_t n;
+	uint64_t b[WATCH_HIST_N];
+};
+
+/* One CPU, or the total (cpu -1), over an interval or the whole run. */
+struct watch_row {
+	int cpu;
+	uint64_t events, bytes, wakeups, records, lost;
+	uint32_t fill_pct;
+	uint64_t p50_ns, p99_ns;
+};
+
+struct watch_cpu {
+	int cpu;
+	uint64_t events;                    /* samples seen by our callback since start */
+	uint64_t tick_events;               /* events at the last tick */
+	struct perfring_cpu_stats tick;     /* the session's counters at the last tick */
+	struct watch_hist sec, all;         /* delivery latency: this interval, whole run */
+	bool hup;
+};
+
+struct watch {
+	struct watch_args a;
+	struct perfring_session *s;
+	const char *loop_name;
+	const char *names[2 * WATCH_MAX_EVENTS + 2];
+	size_t nnames;
+	bool user_only;                     /* fell back to exclude_kernel software events */
+	struct watch_cpu *cpus;             /* one per watched CPU, sorted */
+	size_t ncpu, nhup;
+	int *slot_of_cpu;                   /* cpu number -> index in cpus, or -1 */
+	int max_cpu;
+	pid_t child;                        /* -- COMMAND, or 0 */
+	int go_fd;                          /* write end the waiting child reads */
+	bool child_done;
+	int child_status;                   /* wait status once child_done */
+	uint64_t t0_ns, last_tick_ns, end_ns;
+	unsigned ticks;
+	int signo;                          /* SIGINT/SIGTERM that ended the run, or 0 */
+	bool tty, stopping, failed;
+	int drawn_lines;
+	void (*loop_stop)(struct watch *w); /* set by the loop glue */
+	void *loop;                         /* the glue's own state */
+};
+
+/* watch-args.c: 0 = run, 1 = --help/--version printed, 2 = bad arguments
+ * (one line on stderr already printed). */
+int watch_args_parse(struct watch_args *a, int argc, char **argv);
+void watch_args_free(struct watch_args *a);
+const char *watch_sw_name(enum perfring_software kind);
+
+/* watch-session.c: returns 0 or an exit code (message printed). */
+int watch_session_open(struct watch *w);
+
+/* watch-child.c */
+int watch_child_spawn(struct watch *w);
+void watch_child_release(struct watch *w);
+void watch_child_abort(struct watch *w);
+void watch_child_reap(struct watch *w);
+void watch_child_end(struct watch *w);
+
+/* watch-run.c: the loop glue's side of the contract. */
+void watch_loop_opts(struct watch *w, struct perfring_loop_opts *lo);
+void watch_started(struct watch *w);
+void watch_tick(struct watch *w);
+int watch_next_tick_ms(const struct watch *w);
+void watch_signal(struct watch *w, int signo);
+void watch_child_exited(struct watch *w, int status);
+void watch_request_stop(struct watch *w);
+void watch_loop_failed(struct watch *w, const char *what, int err);
+int watch_finish(struct watch *w);
+uint64_t watch_now_ns(void);
+
+/* watch-stats.c */
+int watch_cpus_init(struct watch *w);
+void watch_cpus_free(struct watch *w);
+int watch_on_sample(const struct perfring_sample *smp, void *ctx);
+void watch_hist_add(struct watch_hist *h, uint64_t v);
+uint64_t watch_hist_pct(const struct watch_hist *h, double q);
+void watch_row_interval(const struct watch *w, size_t i, struct watch_row *r);
+void watch_interval_reset(struct watch *w);
+void watch_row_run(const struct watch *w, size_t i, struct watch_row *r);
+void watch_row_total(const struct watch *w, const struct watch_row *rows, bool run,
+		     struct watch_row *total);
+
+/* watch-view.c */
+void watch_view_start(struct watch *w);
+void watch_view_interval(struct watch *w, const struct watch_row *rows,
+			 const struct watch_row *total, double dt);
+void watch_view_summary(struct watch *w, const struct watch_row *rows,
+			const struct watch_row *total, double secs, int exit_code);
+
+/* One per loop; each returns 0, or -1 after printing why. */
+int watch_loop_epoll(struct watch *w);
+int watch_loop_uv(struct watch *w);
+int watch_loop_event(struct watch *w);
+int watch_loop_ev(struct watch *w);
+
+#endif
