@@ -1,0 +1,21 @@
+# Reliability tests: fault injection through core/sys.h, hostile options and
+# calls, and overload (ring pressure, many events, many rings).
+if HAVE_CRITERION
+RELIABILITY_TESTS = tests/test_faults tests/test_hostile tests/test_overload
+check_PROGRAMS += $(RELIABILITY_TESTS)
+TESTS += $(RELIABILITY_TESTS)
+
+tests_test_faults_SOURCES = tests/test_faults.c
+tests_test_faults_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_test_faults_LDADD = tests/libkutil.la core/libperfring-core.la $(CRITERION_LIBS)
+tests_test_hostile_SOURCES = tests/test_hostile.c
+tests_test_hostile_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_test_hostile_LDADD = tests/libkutil.la core/libperfring-core.la $(CRITERION_LIBS)
+# The 256-ring merge uses the benchmarks' synthetic session (bench/benchutil.c).
+tests_test_overload_SOURCES = tests/test_overload.c bench/benchutil.c bench/benchutil.h
+tests_test_overload_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/bench
+tests_test_overload_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_test_overload_LDADD = tests/libkutil.la tests/libsynth.la core/libperfring-core.la \
+	$(CRITERION_LIBS)
+endif
+EXTRA_DIST += docs/RELIABILITY.md
