@@ -28,6 +28,40 @@ void kutil_getpid_n(long n)
 		syscall(SYS_getpid);
 }
 
+int kutil_pinned_getpid(void *arg)
+{
+	const struct kpinned *p = arg;
+
+	if (kutil_pin(p->cpu))
+		return 1;
+	kutil_getpid_n(p->n);
+	return 0;
+}
+
+struct perfring_cpu_stats kutil_stats(const struct perfring_session *s)
+{
+	struct perfring_cpu_stats sum = { 0 }, st;
+	const struct perfring_cpu_fd *fds;
+	size_t n = perfring_session_fds(s, &fds);
+
+	for (size_t i = 0; i < n; i++) {
+		if (perfring_session_cpu_stats(s, fds[i].cpu, &st))
+			continue;
+		sum.records += st.records;
+		sum.bytes += st.bytes;
+		sum.lost += st.lost;
+		sum.corrupt += st.corrupt;
+		sum.wakeups += st.wakeups;
+		sum.samples += st.samples;
+		sum.late += st.late;
+		sum.unknown += st.unknown;
+		sum.flushes += st.flushes;
+		sum.max_fill_pct = st.max_fill_pct > sum.max_fill_pct ? st.max_fill_pct : sum.max_fill_pct;
+		sum.hup |= st.hup;
+	}
+	return sum;
+}
+
 int kutil_pin(int cpu)
 {
 	cpu_set_t set;

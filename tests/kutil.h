@@ -34,6 +34,13 @@ int kutil_under_valgrind(void);
 	} while (0)
 
 void kutil_getpid_n(long n);
+
+/* For kutil_child_start: pins itself to cpu, then makes n getpid calls. */
+struct kpinned { int cpu; long n; };
+int kutil_pinned_getpid(void *arg);
+
+/* Every watched CPU's counters added up (max_fill_pct and hup: the max). */
+struct perfring_cpu_stats kutil_stats(const struct perfring_session *s);
 int kutil_pin(int cpu);
 int kutil_fd_count(void);
 uint64_t kutil_now_ns(void);

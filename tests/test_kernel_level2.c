@@ -13,17 +13,6 @@
 
 #define N 10000
 
-struct pinned { int cpu; long n; };
-
-static int pinned_getpid(void *arg)
-{
-	struct pinned *p = arg;
-
-	if (kutil_pin(p->cpu))
-		return 1;
-	kutil_getpid_n(p->n);
-	return 0;
-}
 
 static void need_two_cpus(void)
 {
@@ -34,11 +23,11 @@ static void need_two_cpus(void)
 /* A started getpid session fed by a child pinned to `cpu` writing n records. */
 static struct perfring_session *fed(struct perfring_opts *o, int cpu, long n, struct kcount *k)
 {
-	struct pinned p = { cpu, n };
+	struct kpinned p = { cpu, n };
 	struct perfring_session *s;
 	struct kchild c;
 
-	cr_assert_eq(kutil_child_start(&c, pinned_getpid, &p), 0);
+	cr_assert_eq(kutil_child_start(&c, kutil_pinned_getpid, &p), 0);
 	KCHECK(kutil_getpid_session(o, c.pid, k, &s, NULL), s);
 	KCHECK(perfring_session_start(s), s);
 	kutil_child_go(&c);
@@ -99,10 +88,10 @@ Test(level2, parse_for_cpu_touches_only_that_ring)
 	struct perfring_event *ev;
 	struct kcount k = { 0 };
 	struct kchild c;
-	struct pinned p = { 1, N };
+	struct kpinned p = { 1, N };
 
 	need_two_cpus();
-	cr_assert_eq(kutil_child_start(&c, pinned_getpid, &p), 0);
+	cr_assert_eq(kutil_child_start(&c, kutil_pinned_getpid, &p), 0);
 	KCHECK(kutil_getpid_session(&o, c.pid, &k, &s, &ev), s);
 	perfring_event_set_callback(ev, cpu_must_be_1, &k);
 	KCHECK(perfring_session_start(s), s);
@@ -216,10 +205,10 @@ Test(level2, pull_form_matches_push_form)
 
 static int one_getpid_on_1(void)
 {
-	struct pinned p = { 1, 1 };
+	struct kpinned p = { 1, 1 };
 	struct kchild c;
 
-	cr_assert_eq(kutil_child_start(&c, pinned_getpid, &p), 0);
+	cr_assert_eq(kutil_child_start(&c, kutil_pinned_getpid, &p), 0);
 	kutil_child_go(&c);
 	return kutil_child_wait(&c);
 }
@@ -405,12 +394,12 @@ Test(level2, reactor_free_inside_callback_is_deferred)
 	struct perfring_event *ev;
 	struct cancel_ctx cc = { 0 };
 	struct kcount k = { 0 };
-	struct pinned p = { 1, 50 };
+	struct kpinned p = { 1, 50 };
 	struct kchild c;
 	uint32_t v;
 
 	need_two_cpus();
-	cr_assert_eq(kutil_child_start(&c, pinned_getpid, &p), 0);
+	cr_assert_eq(kutil_child_start(&c, kutil_pinned_getpid, &p), 0);
 	KCHECK(kutil_getpid_session(&o, c.pid, &k, &s, &ev), s);
 	perfring_event_set_callback(ev, free_inside, &cc);
 	KCHECK(perfring_session_start(s), s);

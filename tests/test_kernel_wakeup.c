@@ -30,20 +30,7 @@ static bool reached(void *ctx)
 	return u->k->n >= u->want || kutil_now_ns() > u->deadline;
 }
 
-static uint64_t sum_stat(struct perfring_session *s, size_t off)
-{
-	const struct perfring_cpu_fd *fds;
-	struct perfring_cpu_stats st;
-	size_t n = perfring_session_fds(s, &fds);
-	uint64_t sum = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		cr_assert_eq(perfring_session_cpu_stats(s, fds[i].cpu, &st), 0);
-		sum += *(const uint64_t *)((const char *)&st + off);
-	}
-	return sum;
-}
-#define SUM(s, field) sum_stat(s, offsetof(struct perfring_cpu_stats, field))
+#define SUM(s, field) (kutil_stats(s).field)
 
 /* Runs N getpids in a child while parse_until waits for them. */
 static void run_stream(struct perfring_opts *o, struct kcount *k, struct perfring_session **sp)

@@ -11,17 +11,6 @@
 
 #define N 20000
 
-struct pinned { int cpu; long n; };
-
-static int pinned_getpid(void *arg)
-{
-	struct pinned *p = arg;
-
-	if (kutil_pin(p->cpu))
-		return 1;
-	kutil_getpid_n(p->n);
-	return 0;
-}
 
 struct worker {
 	struct perfring_session *s;
@@ -71,7 +60,7 @@ static int failures;
 static int parse_for_cpu_in_two_threads(void)
 {
 	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 64 };
-	struct pinned p[2] = { { 0, N }, { 1, N } };
+	struct kpinned p[2] = { { 0, N }, { 1, N } };
 	struct perfring_cpu_stats st[2];
 	struct perfring_session *s;
 	struct perfring_event *ev;
@@ -95,7 +84,7 @@ static int parse_for_cpu_in_two_threads(void)
 	}
 	perfring_event_set_callback(ev, count, NULL);
 	for (int i = 0; i < 2; i++)
-		CHECK(kutil_child_start(&c[i], pinned_getpid, &p[i]) == 0, "fork");
+		CHECK(kutil_child_start(&c[i], kutil_pinned_getpid, &p[i]) == 0, "fork");
 	snprintf(f, sizeof(f), "common_pid == %d || common_pid == %d", c[0].pid, c[1].pid);
 	CHECK(perfring_event_set_filter(ev, f) == 0, "filter");
 	if ((err = perfring_session_start(s))) {
