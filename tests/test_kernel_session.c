@@ -280,7 +280,7 @@ static int on_lost(const struct perfring_record *r, void *ctx)
 }
 
 /* The kernel writes LOST only with the next record that fits, so the child
- * makes one more record after the parent drained the ring. */
+ * makes one more record, on the same CPU, after the parent drained the ring. */
 struct two_phase { int up[2], down[2]; };
 
 static int overflow_child(void *arg)
@@ -288,6 +288,9 @@ static int overflow_child(void *arg)
 	struct two_phase *p = arg;
 	char b = 0;
 
+	/* One ring: a CPU's losses are reported only into its own ring. */
+	if (kutil_pin(0))
+		return 1;
 	kutil_getpid_n(N);
 	if (write(p->up[1], &b, 1) != 1 || read(p->down[0], &b, 1) != 1)
 		return 1;
