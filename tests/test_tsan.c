@@ -59,7 +59,9 @@ static int failures;
 /* 0 pass, 1 fail, 2 skip (reason printed) */
 static int parse_for_cpu_in_two_threads(void)
 {
-	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 64 };
+	/* 512 pages hold all N records of a CPU, so even a slow (TSan) consumer
+	 * loses none: losses are reported late and would blur the count. */
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 512 };
 	struct kpinned p[2] = { { 0, N }, { 1, N } };
 	struct perfring_cpu_stats st[2];
 	struct perfring_session *s;
@@ -111,7 +113,7 @@ static int parse_for_cpu_in_two_threads(void)
 	}
 	printf("# delivered %llu + %llu, lost %llu\n", (unsigned long long)w[0].n,
 	       (unsigned long long)w[1].n, (unsigned long long)(st[0].lost + st[1].lost));
-	CHECK(w[0].n + w[1].n + st[0].lost + st[1].lost == 2 * N, "delivered + lost != produced");
+	CHECK(w[0].n + w[1].n == 2 * N && st[0].lost + st[1].lost == 0, "delivered != produced");
 	CHECK(w[0].n > 0 && w[1].n > 0, "both CPUs delivered");
 	perfring_session_free(s);
 	return failures ? 1 : 0;
