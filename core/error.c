@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "error.h"
+#include "session.h"
 #include "sys.h"
 
 #include <perfring/perfring.h>
@@ -33,7 +34,7 @@ PERFRING_API const char *perfring_strerror(int err)
 
 int pr_err(struct perfring_session *s, int err, const char *fmt, ...)
 {
-	char *buf = s ? pr_session_errbuf(s) : thread_err;
+	char *buf = s ? s->err : thread_err;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -72,7 +73,7 @@ int pr_opts_copy(struct perfring_session *s, const char *name, void *dst, size_t
 
 PERFRING_API const char *perfring_session_last_error(const struct perfring_session *s)
 {
-	return s ? pr_session_errbuf((struct perfring_session *)s) : thread_err;
+	return s ? s->err : thread_err;
 }
 
 /* A one-line procfs integer, or -1. */

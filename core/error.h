@@ -26,7 +26,4 @@ int pr_opts_copy(struct perfring_session *s, const char *name, void *dst, size_t
 /* The fix for a failed syscall, appended to a sentence: "; run as root, ..." */
 void pr_err_hint(char *buf, size_t len, int err, const char *syscall_name);
 
-/* The session's error buffer (defined by session.c). */
-char *pr_session_errbuf(struct perfring_session *s);
-
 #endif

@@ -16,11 +16,6 @@
 #define DEFAULT_FLUSH_MS 100u
 #define MAX_INTERVAL_MS 3600000u
 
-char *pr_session_errbuf(struct perfring_session *s)
-{
-	return s->err;
-}
-
 static int online_cpus(int **cpus, size_t *n)
 {
 	char *text;
