@@ -71,6 +71,69 @@ int kutil_pin(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* Defined only when the test runs with LeakSanitizer. */
+extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
+int kutil_leak_check_on(void)
+{
+	return __lsan_do_recoverable_leak_check != NULL;
+}
+
+int kutil_leak_found(void)
+{
+	static int seen;
+
+	if (seen || !kutil_leak_check_on())
+		return 0;
+	seen = __lsan_do_recoverable_leak_check() != 0;
+	return seen;
+}
+
+int kutil_fd_snapshot(struct kfdset *fs)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+	ssize_t n;
+	int fd;
+
+	memset(fs, 0, sizeof(*fs));
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		fd = atoi(e->d_name);
+		if (e->d_name[0] == '.' || fd == dirfd(d) || fd >= KUTIL_FD_MAX)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, fs->target[fd], sizeof(fs->target[fd]) - 1);
+		fs->target[fd][n > 0 ? n : 0] = '\0';
+		if (n <= 0)
+			strcpy(fs->target[fd], "?");
+		fs->n++;
+	}
+	closedir(d);
+	return 0;
+}
+
+int kutil_fd_changed(const struct kfdset *before, char *why, size_t len)
+{
+	struct kfdset now;
+	int fd;
+
+	if (kutil_fd_snapshot(&now)) {
+		snprintf(why, len, "cannot list /proc/self/fd");
+		return 0;
+	}
+	for (fd = 0; fd < KUTIL_FD_MAX; fd++)
+		if (strcmp(before->target[fd], now.target[fd]) != 0)
+			break;
+	if (fd == KUTIL_FD_MAX)
+		return -1;
+	snprintf(why, len, "fd %d was \"%s\" and is now \"%s\" (%d fds before, %d now)", fd,
+		 before->target[fd], now.target[fd], before->n, now.n);
+	return fd;
+}
+
 int kutil_fd_count(void)
 {
 	DIR *d = opendir("/proc/self/fd");

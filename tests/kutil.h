@@ -3,6 +3,7 @@
 #define KUTIL_H
 
 #include <perfring/perfring.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -52,6 +53,22 @@ struct kchild { pid_t pid; int go_fd; };
 int kutil_child_start(struct kchild *c, int (*fn)(void *), void *arg);
 void kutil_child_go(struct kchild *c);
 int kutil_child_wait(struct kchild *c); /* exit status, or -1 */
+
+/* The process's open fds below KUTIL_FD_MAX and what each points at, so a
+ * failure that closed an fd not its own shows even when another one leaked. */
+#define KUTIL_FD_MAX 256
+struct kfdset { int n; char target[KUTIL_FD_MAX][64]; };
+int kutil_fd_snapshot(struct kfdset *fs); /* 0 or -errno */
+/* -1 when the fds are as in before, else the first fd that changed, with
+ * "fd N was \"X\" and is now \"Y\" (A fds before, B now)" in why. */
+int kutil_fd_changed(const struct kfdset *before, char *why, size_t len);
+
+/* Whether LeakSanitizer runs in this build (ASan; else leak checks are off). */
+int kutil_leak_check_on(void);
+/* Whether LeakSanitizer finds a leak now. Every leak it has found stays
+ * reported, so after the first one this returns false: only the first case
+ * that leaks is named. */
+int kutil_leak_found(void);
 
 /* Counts samples per CPU in a callback (ctx = struct kcount *). */
 struct kcount { uint64_t n; uint64_t per_cpu[64]; uint64_t last_time; uint64_t out_of_order; };

@@ -18,7 +18,6 @@
 #include <perfring/perfring-uv.h>
 
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +28,6 @@
 #define TIMEOUT_MS 10000
 
 /* Present only in a sanitizer build; weak so other builds link. */
-extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
 
 /* ------------------------------------------------------------ the wraps */
 
@@ -121,60 +119,13 @@ void *__wrap_realloc(void *p, size_t n)
 	return fail_now(K_REALLOC) ? no_memory() : __real_realloc(p, n);
 }
 
-/* ------------------------------------------------- the process's fd set */
-
-#define FD_MAX 256
-struct fdset { int n; char target[FD_MAX][64]; };
-
-/* Every open fd below FD_MAX and what it points at. */
-static void fd_snapshot(struct fdset *fs)
+static bool fds_same(const char *what, const struct kfdset *before)
 {
-	char path[64];
-	struct dirent *e;
-	DIR *d = opendir("/proc/self/fd");
-	ssize_t n;
-	int fd;
+	char why[192];
+	bool same = kutil_fd_changed(before, why, sizeof(why)) < 0;
 
-	memset(fs, 0, sizeof(*fs));
-	cr_assert_not_null(d);
-	while ((e = readdir(d))) {
-		fd = atoi(e->d_name);
-		if (e->d_name[0] == '.' || fd == dirfd(d) || fd >= FD_MAX)
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		n = readlink(path, fs->target[fd], sizeof(fs->target[fd]) - 1);
-		fs->target[fd][n > 0 ? n : 0] = '\0';
-		if (n <= 0)
-			strcpy(fs->target[fd], "?");
-		fs->n++;
-	}
-	closedir(d);
-}
-
-static bool fds_same(const char *what, const struct fdset *before)
-{
-	struct fdset now;
-	int fd;
-
-	fd_snapshot(&now);
-	for (fd = 0; fd < FD_MAX; fd++)
-		if (strcmp(before->target[fd], now.target[fd]) != 0)
-			break;
-	cr_expect_eq(fd, FD_MAX, "%s: fd %d was \"%s\" and is now \"%s\"", what, fd,
-		     fd < FD_MAX ? before->target[fd] : "", fd < FD_MAX ? now.target[fd] : "");
-	return fd == FD_MAX;
-}
-
-/* LeakSanitizer reports every leak still unreachable, so once one is found
- * later cases would all fail for it: only the first case that leaks is named. */
-static bool leak_found(void)
-{
-	static bool seen;
-
-	if (seen || !__lsan_do_recoverable_leak_check)
-		return false;
-	seen = __lsan_do_recoverable_leak_check() != 0;
-	return seen;
+	cr_expect(same, "%s: %s", what, why);
+	return same;
 }
 
 /* ------------------------------------------------------------- the loop */
@@ -322,23 +273,23 @@ struct tally { long cases, bad; };
 static void one_case(struct perfring_session *s, struct kcount *k, enum kind kind, long nth,
 		     struct tally *t)
 {
-	struct fdset outside, before; /* without and with the loop's own fds */
+	struct kfdset outside, before; /* without and with the loop's own fds */
 	struct fx f;
 	char what[96];
 	bool ok, leak;
 	int rc;
 
 	snprintf(what, sizeof(what), "%s #%ld failing", kind_name[kind], nth);
-	fd_snapshot(&outside);
+	cr_assert_eq(kutil_fd_snapshot(&outside), 0);
 	fx_init(&f, s, k);
 	drain(&f);
-	fd_snapshot(&before);
+	cr_assert_eq(kutil_fd_snapshot(&before), 0);
 	rc = attach_armed(&f, kind, nth);
 	cr_assert(F.fired, "%s: the call was never reached", what);
 	ok = check_failure(&f, rc, what);
 	ok = fx_run(&f, what) && ok;
 	ok = fds_same(what, &before) && ok;
-	leak = leak_found();
+	leak = kutil_leak_found();
 	cr_expect(!leak, "%s: LeakSanitizer found a leak (its report is above)", what);
 	ok = ok && !leak && delivers(&f, what);
 	ok = fx_fini(&f, what) && ok;
@@ -379,11 +330,11 @@ static void run_kind(enum kind kind, bool optional)
 	perfring_session_free(s);
 	fprintf(stderr, "# fault injection libuv attach %s: %ld calls reached, %ld cases, "
 		"%ld bad; leak check: %s\n", kind_name[kind], seen[kind], t.cases, t.bad,
-		__lsan_do_recoverable_leak_check ? "LeakSanitizer" : "off (no sanitizers)");
+		kutil_leak_check_on() ? "LeakSanitizer" : "off (no sanitizers)");
 	cr_assert_eq(t.cases, seen[kind]);
 	cr_assert_eq(t.bad, 0, "%ld of %ld %s cases misbehaved (listed above)", t.bad, t.cases,
 		     kind_name[kind]);
-	cr_assert(!leak_found(), "LeakSanitizer found a leak after perfring_session_free");
+	cr_assert(!kutil_leak_found(), "LeakSanitizer found a leak after perfring_session_free");
 }
 
 /* ------------------------------------------------------------- the tests */

@@ -29,7 +29,6 @@
 #include "sys.h"
 
 /* Present only in a sanitizer build; weak so other builds link. */
-extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
 
 static const char *const call_name[PR_SYS__COUNT] = {
 	[PR_SYS_PERF_EVENT_OPEN] = "perf_event_open", [PR_SYS_MMAP] = "mmap",
@@ -65,48 +64,6 @@ static int fault_hook(enum pr_sys_call call, void *ctx)
 		return f->err;
 	}
 	return 0;
-}
-
-/* ------------------------------------------------- the process's fd set */
-
-#define FD_MAX 256
-struct fdset { int n; char target[FD_MAX][64]; };
-
-/* Every open fd below FD_MAX and what it points at, so an fd closed that
- * was not ours shows up even when another one leaked. */
-static void fd_snapshot(struct fdset *fs)
-{
-	char path[64];
-	struct dirent *e;
-	DIR *d = opendir("/proc/self/fd");
-	int fd;
-	ssize_t n;
-
-	memset(fs, 0, sizeof(*fs));
-	cr_assert_not_null(d);
-	while ((e = readdir(d))) {
-		fd = atoi(e->d_name);
-		if (e->d_name[0] == '.' || fd == dirfd(d) || fd >= FD_MAX)
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		n = readlink(path, fs->target[fd], sizeof(fs->target[fd]) - 1);
-		fs->target[fd][n > 0 ? n : 0] = '\0';
-		if (n <= 0)
-			strcpy(fs->target[fd], "?");
-		fs->n++;
-	}
-	closedir(d);
-}
-
-/* The first fd that differs, or -1. */
-static int fd_diff(const struct fdset *a, const struct fdset *b)
-{
-	int fd;
-
-	for (fd = 0; fd < FD_MAX; fd++)
-		if (strcmp(a->target[fd], b->target[fd]) != 0)
-			return fd;
-	return -1;
 }
 
 /* --------------------------------------------------------- the scenario */
@@ -210,18 +167,6 @@ static bool scen_works(struct scen *sc, const char *what)
 
 struct tally { long cases, restarted, recovered, bad; };
 
-/* LeakSanitizer reports every leak still unreachable, so once one is found
- * later cases would all fail for it: only the first case that leaks is named. */
-static bool leak_found(void)
-{
-	static bool seen;
-
-	if (seen || !__lsan_do_recoverable_leak_check)
-		return false;
-	seen = __lsan_do_recoverable_leak_check() != 0;
-	return seen;
-}
-
 static void case_name(char *buf, size_t len, const struct fault *f)
 {
 	snprintf(buf, len, "%s #%ld failing with %s", call_name[f->call], f->nth,
@@ -235,21 +180,17 @@ static bool recoverable(enum pr_sys_call call)
 	return call == PR_SYS_OPEN;
 }
 
-static bool check_fds(const char *what, const struct fdset *before)
+static bool check_fds(const char *what, const struct kfdset *before)
 {
-	struct fdset now;
-	int fd;
+	char why[192];
+	bool same = kutil_fd_changed(before, why, sizeof(why)) < 0;
 
-	fd_snapshot(&now);
-	fd = fd_diff(before, &now);
-	cr_expect_eq(fd, -1, "%s: fd %d was \"%s\" and is now \"%s\" (%d fds before, %d now)",
-		     what, fd, fd < 0 ? "" : before->target[fd], fd < 0 ? "" : now.target[fd],
-		     before->n, now.n);
-	return fd == -1;
+	cr_expect(same, "%s: %s", what, why);
+	return same;
 }
 
 static bool check_failure(struct scen *sc, const struct fault *f, enum step st, int rc,
-			  const struct fdset *before)
+			  const struct kfdset *before)
 {
 	const char *why = perfring_session_last_error(st == ST_NEW ? NULL : sc->s);
 	int want = is_alloc(f->call) ? -ENOMEM : -f->err;
@@ -280,10 +221,10 @@ static bool check_restart(struct scen *sc, const struct fault *f, enum step st)
 	return rc == 0 && scen_works(sc, what);
 }
 
-static bool check_clean(const struct fault *f, const struct fdset *before)
+static bool check_clean(const struct fault *f, const struct kfdset *before)
 {
 	char name[96], what[128];
-	bool leak = leak_found();
+	bool leak = kutil_leak_found();
 
 	case_name(name, sizeof(name), f);
 	snprintf(what, sizeof(what), "%s, after perfring_session_free", name);
@@ -296,11 +237,11 @@ static void one_case(enum pr_sys_call call, long nth, int err, struct tally *t)
 	struct fault f = { .call = call, .nth = nth, .err = err };
 	struct scen sc = { 0 };
 	enum step st = ST__COUNT;
-	struct fdset before;
+	struct kfdset before;
 	bool ok = true;
 	int rc;
 
-	fd_snapshot(&before);
+	cr_assert_eq(kutil_fd_snapshot(&before), 0);
 	pr_fault_set(fault_hook, &f);
 	rc = scen_run(&sc, ST_NEW, &st);
 	pr_fault_set(NULL, NULL);
@@ -337,7 +278,7 @@ static void count_calls(long seen[PR_SYS__COUNT])
 	KCHECK(rc, st == ST_NEW ? NULL : sc.s);
 	cr_assert(scen_works(&sc, "fault-free run"));
 	perfring_session_free(sc.s);
-	cr_assert(!leak_found(), "LeakSanitizer found a leak in the fault-free run");
+	cr_assert(!kutil_leak_found(), "LeakSanitizer found a leak in the fault-free run");
 	memcpy(seen, f.seen, sizeof(f.seen));
 }
 
@@ -347,7 +288,7 @@ static void report(enum pr_sys_call call, long reached, const struct tally *t)
 		"and restarted, %ld recovered by the library, %ld bad; leak check: %s\n",
 		call_name[call], scen_pid ? " (pid mode)" : "", reached, t->cases, t->restarted,
 		t->recovered, t->bad,
-		__lsan_do_recoverable_leak_check ? "LeakSanitizer" : "off (no sanitizers)");
+		kutil_leak_check_on() ? "LeakSanitizer" : "off (no sanitizers)");
 }
 
 static void run_kind_errnos(enum pr_sys_call call, const int *errs, size_t nerr)
@@ -415,10 +356,10 @@ static void one_stop_case(long nth, int err, struct tally *t)
 	struct fault f = { .call = PR_SYS_IOCTL, .nth = nth, .err = err };
 	struct scen sc = { 0 };
 	enum step st = ST__COUNT;
-	struct fdset before;
+	struct kfdset before;
 	int rc;
 
-	fd_snapshot(&before);
+	cr_assert_eq(kutil_fd_snapshot(&before), 0);
 	KCHECK(scen_run(&sc, ST_NEW, &st), st == ST_NEW ? NULL : sc.s);
 	pr_fault_set(fault_hook, &f);
 	rc = perfring_session_stop(sc.s);
