@@ -31,6 +31,9 @@
 #ifndef REPS
 #define REPS 11
 #endif
+#ifndef WORKLOAD /* -DWORKLOAD=i: only workloads[i] */
+#define WORKLOAD -1
+#endif
 #define T0 1000000000ull
 #define RAW_VALUE 0x5a5a1234u
 #define CALLCHAIN_DEPTH 16
@@ -296,7 +299,7 @@ static void report_target(double cold[NW][M__N])
 
 int main(int argc, char **argv)
 {
-	double cold[NW][M__N], hot[M__N];
+	double cold[NW][M__N] = { { 0 } }, hot[M__N];
 	size_t i;
 	int err;
 
@@ -312,6 +315,8 @@ int main(int argc, char **argv)
 	bench_out("| records | size | ring | method | ns/record | M records/s | x walk |\n");
 	bench_out("|---|---|---|---|---|---|---|\n");
 	for (i = 0; !err && i < NW; i++) {
+		if (WORKLOAD >= 0 && i != (size_t)WORKLOAD)
+			continue;
 		err = run(&workloads[i], COLD_BYTES, "cold", cold[i]);
 		if (!err)
 			err = run(&workloads[i], HOT_BYTES, "hot", hot);

@@ -164,20 +164,137 @@ static void end(struct pr_cpu *c)
 	c->pulling = false;
 }
 
-/* Delivers c's records up to its snapshot head, at most max (0 = all). */
+/* What the drain loop keeps in registers instead of in *c: the callback is
+ * opaque, so the compiler would reload and re-store every field of *c
+ * around each call, and the tail's store-to-load chain would set the pace. */
+struct hot {
+	uint64_t tail, tail0;       /* tail now, and at hot_load */
+	uint64_t end;               /* min(head, where the ring wraps) */
+	uint64_t fast;              /* samples delivered by the fast path since */
+	uint64_t last_time;
+	uint64_t id;                /* IDENTIFIER of the fast path's event */
+	struct perfring_event *ev;  /* NULL: every record takes the slow path */
+};
+
+static inline void hot_load(struct pr_cpu *c, struct hot *k, struct perfring_sample *smp)
+{
+	uint64_t wrap;
+
+	k->tail = k->tail0 = c->ring.tail;
+	wrap = k->tail - (k->tail & (c->ring.size - 1)) + c->ring.size;
+	/* An unaligned tail (only hostile memory makes one) leaves the fast
+	 * path nothing: the slow path resyncs it. */
+	k->end = k->tail & 7 ? k->tail : c->ring.head < wrap ? c->ring.head : wrap;
+	k->fast = 0;
+	k->last_time = c->last_time;
+	k->id = c->last.id;
+	k->ev = c->last.ev;
+	*smp = (struct perfring_sample){ .event = k->ev, .cpu = c->cpu };
+}
+
+/* Every fast-path record is a sample, so one counter serves three stats. */
+static inline void hot_store(struct pr_cpu *c, const struct hot *k)
+{
+	c->ring.tail = k->tail;
+	c->last_time = k->last_time;
+	c->st.records += k->fast;
+	c->st.samples += k->fast;
+	c->st.bytes += k->tail - k->tail0;
+}
+
+/* Decodes a sample of k->ev: a fixed shape writes only its own fields, and
+ * the rest of smp stays as hot_load zeroed it. */
+static inline bool hot_decode(const struct hot *k, const struct perf_event_header *h,
+			      struct perfring_sample *smp)
+{
+	const struct pr_layout *l = &k->ev->layout;
+
+	if (l->shape != PR_SHAPE_ANY)
+		return pr_decode_shaped(h, (enum pr_shape)l->shape, smp) == 0;
+	return pr_decode_sample_fast(h, l, smp) == 0;
+}
+
+/* The fast path's record: a sample of k->ev, 8-aligned, at least header +
+ * IDENTIFIER, wholly before k->end; decoded into smp. With size a multiple
+ * of 8 and tail aligned, `tail + size <= end` is all pr_ring_peek checks. */
+static inline bool hot_take(const struct hot *k, const struct perf_event_header *h,
+			    struct perfring_sample *smp)
+{
+	return !(h->size & 7) && h->size >= 16 && k->tail + h->size <= k->end &&
+	       h->type == PERF_RECORD_SAMPLE && k->ev &&
+	       pr_ld64((const uint8_t *)(h + 1)) == k->id && hot_decode(k, h, smp);
+}
+
+#define STEP_SAMPLE 1 /* slow_step delivered a sample */
+#define STEP_STOP 2   /* and its callback asked to stop */
+
+/* Anything the fast path does not take: a wrapped or corrupt record, another
+ * event, a kernel record. Works on *c; kept out of line so the loop's state
+ * never has its address taken and stays in registers. */
+static int __attribute__((noinline)) slow_step(struct perfring_session *s, struct pr_cpu *c)
+{
+	const struct perf_event_header *h = peek(c);
+	bool stop = false;
+	int n;
+
+	if (!h)
+		return 0;
+	n = dispatch(s, c, h, &stop);
+	pr_ring_consume(&c->ring, h);
+	return (n ? STEP_SAMPLE : 0) | (stop ? STEP_STOP : 0);
+}
+
+/* Delivers c's records up to its snapshot head, at most max (0 = all). The
+ * common record, a sample of the same event as the last one, is decoded
+ * inline. Always inlined, so that drain() below gets a copy without the max
+ * and cancel checks for parse_for_cpu. */
+static inline __attribute__((always_inline)) int
+drain_loop(struct perfring_session *s, struct pr_cpu *c, uint32_t max,
+	   const volatile bool *cancel, bool *stop)
+{
+	const uint8_t *data = c->ring.data;
+	const uint64_t mask = c->ring.size - 1, head = c->ring.head;
+	uint64_t left = max;
+	struct perfring_sample smp;
+	const struct perf_event_header *h;
+	struct hot k;
+	perfring_sample_fn fn;
+	int n = 0, step;
+
+	hot_load(c, &k, &smp);
+	while (k.tail != head && !(max && !left--) && !(cancel && *cancel)) {
+		h = (const struct perf_event_header *)(data + (k.tail & mask));
+		if (__builtin_expect(!hot_take(&k, h, &smp), 0)) {
+			hot_store(c, &k);
+			n += (int)k.fast;
+			step = slow_step(s, c);
+			hot_load(c, &k, &smp);
+			n += step & STEP_SAMPLE;
+			if (step & STEP_STOP)
+				goto stopped;
+			continue;
+		}
+		k.tail += h->size;
+		k.fast++;
+		k.last_time = smp.time;
+		fn = k.ev->fn;
+		if (fn && fn(&smp, k.ev->ctx))
+			goto stopped;
+	}
+	hot_store(c, &k);
+	return n + (int)k.fast;
+stopped:
+	*stop = true;
+	hot_store(c, &k);
+	return n + (int)k.fast;
+}
+
 static int drain(struct perfring_session *s, struct pr_cpu *c, uint32_t max,
 		 const volatile bool *cancel, bool *stop)
 {
-	const struct perf_event_header *h;
-	uint32_t done = 0;
-	int n = 0;
-
-	while (!*stop && (!max || done < max) && !(cancel && *cancel) && (h = peek(c))) {
-		n += dispatch(s, c, h, stop);
-		pr_ring_consume(&c->ring, h);
-		done++;
-	}
-	return n;
+	if (!max && !cancel)
+		return drain_loop(s, c, 0, NULL, stop);
+	return drain_loop(s, c, max, cancel, stop);
 }
 
 int pr_parse_ring(struct perfring_session *s, struct pr_cpu *c, uint32_t max, bool *more,

@@ -128,6 +128,7 @@ void pr_layout_init(struct pr_layout *l, uint64_t st)
 	int16_t off = 0;
 
 	l->sample_type = st;
+	l->shape = (uint8_t)pr_shape_of(st);
 	l->id = l->ip = l->tid = l->time = l->addr = l->stream_id = l->cpu = l->period = -1;
 #define PLACE(bit, field)                 \
 	do {                              \

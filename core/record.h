@@ -31,6 +31,7 @@ bool pr_record_identifier(const struct perf_event_header *h, uint64_t *id);
 struct pr_layout {
 	uint64_t sample_type;
 	uint16_t fixed;         /* bytes of the fixed-size fields */
+	uint8_t shape;          /* enum pr_shape */
 	int16_t id, ip, tid, time, addr, stream_id, cpu, period;
 };
 
@@ -61,43 +62,61 @@ static inline uint64_t pr_opt64(const uint8_t *b, int16_t off)
 int pr_decode_sample_tail(const uint8_t *p, const uint8_t *end, uint64_t st,
 			  struct perfring_sample *out);
 
-/* The tracepoint shape (PR_SAMPLE_FORCED | RAW), decoded with constant
- * offsets: by far the most common sample. */
-static inline int pr_decode_tracepoint(const struct perf_event_header *h,
-				       struct perfring_sample *out)
+#define PR_SAMPLE_TRACEPOINT (PR_SAMPLE_FORCED | PERF_SAMPLE_RAW)
+
+/* Sample types decoded with constant offsets: the forced fields alone, or
+ * with RAW (a tracepoint). By far the most common samples. */
+enum pr_shape { PR_SHAPE_ANY, PR_SHAPE_FORCED, PR_SHAPE_TRACEPOINT };
+
+static inline enum pr_shape pr_shape_of(uint64_t sample_type)
+{
+	if (sample_type == PR_SAMPLE_FORCED)
+		return PR_SHAPE_FORCED;
+	return sample_type == PR_SAMPLE_TRACEPOINT ? PR_SHAPE_TRACEPOINT : PR_SHAPE_ANY;
+}
+
+/* Writes only what a sample of this shape carries: record, id, pid, tid,
+ * time, cpu, and raw for a tracepoint. The caller zeroes the other fields
+ * (once, for a loop that reuses out). */
+static inline int pr_decode_shaped(const struct perf_event_header *h, enum pr_shape shape,
+				   struct perfring_sample *out)
 {
 	const uint8_t *b = (const uint8_t *)(h + 1);
 	uint32_t size;
 
-	if (h->size < sizeof(*h) + 36)
+	if (shape == PR_SHAPE_TRACEPOINT) {
+		if (h->size < sizeof(*h) + 36)
+			return -EBADMSG;
+		size = pr_ld32(b + 32);
+		if (size > h->size - sizeof(*h) - 36u)
+			return -EBADMSG;
+		out->raw = b + 36;
+		out->raw_size = size;
+	} else if (h->size < sizeof(*h) + 32) {
 		return -EBADMSG;
-	size = pr_ld32(b + 32);
-	if (size > h->size - sizeof(*h) - 36u)
-		return -EBADMSG;
+	}
 	out->record = h;
 	out->id = pr_ld64(b);
 	out->pid = pr_ld32(b + 8);
 	out->tid = pr_ld32(b + 12);
 	out->time = pr_ld64(b + 16);
 	out->cpu = (int)pr_ld32(b + 24);
-	out->raw = b + 36;
-	out->raw_size = size;
-	out->ip = out->addr = out->stream_id = out->period = 0;
-	out->callchain = NULL;
-	out->callchain_nr = 0;
 	return 0;
 }
 
-#define PR_SAMPLE_TRACEPOINT (PR_SAMPLE_FORCED | PERF_SAMPLE_RAW)
-
-/* The hot path: decodes a PERF_RECORD_SAMPLE laid out by l. */
+/* The per-record decode of a PERF_RECORD_SAMPLE laid out by l. */
 static inline int pr_decode_sample_fast(const struct perf_event_header *h,
 					const struct pr_layout *l, struct perfring_sample *out)
 {
 	const uint8_t *b = (const uint8_t *)(h + 1);
 
-	if (l->sample_type == PR_SAMPLE_TRACEPOINT)
-		return pr_decode_tracepoint(h, out);
+	out->ip = out->addr = out->stream_id = out->period = 0;
+	out->callchain = NULL;
+	out->callchain_nr = 0;
+	out->raw = NULL;
+	out->raw_size = 0;
+	if (l->shape != PR_SHAPE_ANY)
+		return pr_decode_shaped(h, (enum pr_shape)l->shape, out);
 	if (h->size < sizeof(*h) + l->fixed)
 		return -EBADMSG;
 	out->record = h;
@@ -111,10 +130,6 @@ static inline int pr_decode_sample_fast(const struct perf_event_header *h,
 	out->period = pr_opt64(b, l->period);
 	if (l->cpu >= 0)
 		out->cpu = (int)pr_ld32(b + l->cpu);
-	out->callchain = NULL;
-	out->callchain_nr = 0;
-	out->raw = NULL;
-	out->raw_size = 0;
 	if (!(l->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)))
 		return 0;
 	return pr_decode_sample_tail(b + l->fixed, (const uint8_t *)h + h->size, l->sample_type,
