@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "benchutil.h"
 #include "event.h"
+#include "parse.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -65,7 +66,7 @@ static int attach_rings(struct bench_session *b)
 	for (i = 0; i < b->nrings; i++)
 		if ((err = attach_ring(b, i)))
 			return err;
-	return pr_heap_init(&s->heap, (uint32_t)b->nrings);
+	return pr_merge_init(s);
 }
 
 int bench_session_synthetic(struct bench_session *b, size_t nrings, uint64_t ring_size,

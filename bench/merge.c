@@ -7,10 +7,11 @@
  *   fine    consecutive timestamps alternate between the rings;
  *   coarse  runs of RUN_LEN consecutive timestamps per ring, round robin.
  * and read in time order four ways:
- *   parse_all  the library's perfring_session_parse_all() (a min-heap with
- *              replace-top and sift-down; the last ring left is drained
- *              straight, which makes K=1 a plain drain);
- *   heap       the same heap (pr_heap_*) driven by this file's loop;
+ *   parse_all  the library's perfring_session_parse_all(): a loser tree
+ *              picks the oldest ring, whose run is then drained in the
+ *              library's fast loop up to the runner-up's time;
+ *   tree       the same loser tree (pr_tree_*), one record a step, driven by
+ *              this file's loop;
  *   linear     scan every ring's head for the oldest on every record
  *              (Falco's libscap);
  *   drain      drain the oldest ring until it passes the second-oldest, then
@@ -18,10 +19,10 @@
  *   unordered  parse_for_cpu on each ring in turn: no ordering at all, the
  *              floor every ordered strategy is measured against (not part of
  *              the order check).
- * heap, linear and drain share deliver() and head_key(), which do what the
+ * tree, linear and drain share deliver() and head_key(), which do what the
  * library does per record (id lookup, pr_decode_sample_fast, stats, the
- * event callback), so between them only the ordering strategy differs; heap
- * vs parse_all shows what the library's loop adds or saves around its heap.
+ * event callback), so between them only the ordering strategy differs; tree
+ * vs parse_all shows what draining runs in the fast loop saves.
  *
  * The callback reads the time and counts inversions; every run must deliver
  * all N records with none.
@@ -49,11 +50,11 @@
 #define MAX_NK 16
 
 enum pattern { P_FINE, P_COARSE, P__N };
-enum strategy { S_LIB, S_HEAP, S_LINEAR, S_DRAIN, S_UNORDERED, S__N };
+enum strategy { S_LIB, S_TREE, S_LINEAR, S_DRAIN, S_UNORDERED, S__N };
 
 static const char *const pattern_name[P__N] = { "fine", "coarse (1,000-record runs)" };
 static const char *const strategy_name[S__N] = {
-	"parse_all", "heap", "linear", "drain", "unordered"
+	"parse_all", "tree", "linear", "drain", "unordered"
 };
 
 /* What to run: `bench/merge [--fine|--coarse] [records [K...]]`. */
@@ -204,27 +205,23 @@ static void heads_end(struct heads *hd)
 /* Each strategy stays out of line so that profiles (callgrind) name it. */
 #define STRATEGY __attribute__((noinline)) static void
 
-STRATEGY by_heap(struct heads *hd)
+STRATEGY by_tree(struct heads *hd)
 {
-	struct pr_heap *hp = &hd->s->heap;
-	const struct pr_heap_ent *top;
+	struct pr_tree *t = &hd->s->tree;
+	const struct pr_tree_ent *w;
 	size_t i;
 
-	hp->n = 0;
 	for (i = 0; i < hd->k; i++)
-		if (hd->h[i])
-			pr_heap_push(hp, hd->key[i], (uint32_t)i);
-	while ((top = pr_heap_top(hp))) {
-		i = top->idx;
+		pr_tree_set(t, (uint32_t)i, hd->key[i], hd->h[i] != NULL);
+	pr_tree_build(t);
+	while ((w = pr_tree_winner(t))) {
+		i = w->idx;
 		advance(hd, i);
-		if (hd->h[i])
-			pr_heap_replace_top(hp, hd->key[i]);
-		else
-			pr_heap_pop(hp);
+		pr_tree_update(t, (uint32_t)i, hd->key[i], hd->h[i] != NULL);
 	}
 }
 
-/* The oldest head; ties go to the lower index, as in the library's heap.
+/* The oldest head; ties go to the lower index, as in the library's tree.
  * k when every ring is empty. */
 static size_t oldest(const struct heads *hd)
 {
@@ -380,8 +377,8 @@ static int run_strategy(struct bed *bed, enum strategy st)
 	if (st == S_UNORDERED)
 		return unordered(bed);
 	heads_begin(&bed->hd);
-	if (st == S_HEAP)
-		by_heap(&bed->hd);
+	if (st == S_TREE)
+		by_tree(&bed->hd);
 	else if (st == S_LINEAR)
 		by_linear(&bed->hd);
 	else
@@ -450,16 +447,16 @@ static void report_pattern(const struct cfg *cfg, enum pattern p, double med[MAX
 
 	bench_out("\n### %s interleaving\n\n", pattern_name[p]);
 	bench_out("| K | parse_all ns/rec | parse_all M rec/s | of K=%zu | unordered M rec/s | "
-		  "heap M rec/s | linear M rec/s | drain M rec/s | parse_all/unordered | "
-		  "heap/parse_all | linear/parse_all | drain/parse_all |\n"
+		  "tree M rec/s | linear M rec/s | drain M rec/s | parse_all/unordered | "
+		  "tree/parse_all | linear/parse_all | drain/parse_all |\n"
 		  "|---|---|---|---|---|---|---|---|---|---|---|---|\n", cfg->ks[0]);
 	for (i = 0; i < cfg->nk; i++) {
 		m = med[i];
 		bench_out("| %zu | %.2f | %.1f | %.2f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | "
 			  "%.2f | %.2f |\n", cfg->ks[i], m[S_LIB], 1e3 / m[S_LIB],
-			  med[0][S_LIB] / m[S_LIB], 1e3 / m[S_UNORDERED], 1e3 / m[S_HEAP],
+			  med[0][S_LIB] / m[S_LIB], 1e3 / m[S_UNORDERED], 1e3 / m[S_TREE],
 			  1e3 / m[S_LINEAR], 1e3 / m[S_DRAIN], m[S_LIB] / m[S_UNORDERED],
-			  m[S_HEAP] / m[S_LIB], m[S_LINEAR] / m[S_LIB], m[S_DRAIN] / m[S_LIB]);
+			  m[S_TREE] / m[S_LIB], m[S_LINEAR] / m[S_LIB], m[S_DRAIN] / m[S_LIB]);
 	}
 }
 

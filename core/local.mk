@@ -16,6 +16,9 @@ core_libperfring_core_la_SOURCES = \
 	core/event.c core/event.h \
 	core/session.c core/session.h \
 	core/open.c \
+	core/deliver.c core/deliver.h \
+	core/drain.c core/drain.h \
+	core/merged.c \
 	core/parse.c core/parse.h \
 	core/wait.c \
 	core/reactor.c

@@ -5,69 +5,54 @@
 #include <errno.h>
 #include <stdlib.h>
 
-int pr_heap_init(struct pr_heap *h, uint32_t cap)
+int pr_tree_init(struct pr_tree *t, uint32_t n)
 {
-	h->n = 0;
-	h->cap = cap;
-	h->e = cap ? pr_calloc(cap, sizeof(*h->e)) : NULL;
-	return cap && !h->e ? -ENOMEM : 0;
-}
+	uint32_t cap = 1, i;
 
-void pr_heap_free(struct pr_heap *h)
-{
-	free(h->e);
-	h->e = NULL;
-	h->n = h->cap = 0;
-}
-
-/* Ties go to the lower index, so equal timestamps come out in CPU order. */
-static inline int less(const struct pr_heap_ent *a, const struct pr_heap_ent *b)
-{
-	return a->key < b->key || (a->key == b->key && a->idx < b->idx);
-}
-
-static void sift_down(struct pr_heap *h, uint32_t i)
-{
-	struct pr_heap_ent x = h->e[i];
-	uint32_t c;
-
-	while ((c = 2 * i + 1) < h->n) {
-		if (c + 1 < h->n && less(&h->e[c + 1], &h->e[c]))
-			c++;
-		if (!less(&h->e[c], &x))
-			break;
-		h->e[i] = h->e[c];
-		i = c;
+	while (cap < n)
+		cap <<= 1;
+	t->n = n;
+	t->cap = cap;
+	t->node = pr_calloc(cap, sizeof(*t->node));
+	t->tmp = pr_calloc(2 * (size_t)cap, sizeof(*t->tmp));
+	if (!t->node || !t->tmp) {
+		pr_tree_free(t);
+		return -ENOMEM;
 	}
-	h->e[i] = x;
+	for (i = 0; i < cap; i++) /* the padding leaves never get a record */
+		pr_tree_set(t, i, 0, false);
+	return 0;
 }
 
-void pr_heap_push(struct pr_heap *h, uint64_t key, uint32_t idx)
+void pr_tree_free(struct pr_tree *t)
 {
-	struct pr_heap_ent x = { key, idx };
-	uint32_t i = h->n++, p;
+	free(t->node);
+	free(t->tmp);
+	t->node = t->tmp = NULL;
+	t->n = t->cap = 0;
+}
 
-	while (i > 0) {
-		p = (i - 1) / 2;
-		if (!less(&x, &h->e[p]))
-			break;
-		h->e[i] = h->e[p];
-		i = p;
+void pr_tree_build(struct pr_tree *t)
+{
+	struct pr_tree_ent a, b;
+	uint32_t m;
+
+	for (m = t->cap - 1; m; m--) {
+		a = t->tmp[2 * m];
+		b = t->tmp[2 * m + 1];
+		t->tmp[m] = pr_tree_less(a, b) ? a : b;
+		t->node[m] = pr_tree_less(a, b) ? b : a;
 	}
-	h->e[i] = x;
+	t->node[0] = t->tmp[1];
 }
 
-void pr_heap_pop(struct pr_heap *h)
+struct pr_tree_ent pr_tree_second(const struct pr_tree *t)
 {
-	if (!h->n)
-		return;
-	h->e[0] = h->e[--h->n];
-	if (h->n)
-		sift_down(h, 0);
-}
+	struct pr_tree_ent best = { UINT64_MAX, UINT32_MAX };
+	uint32_t leaf = t->node[0].idx & (PR_TREE_DONE - 1), n;
 
-void pr_heap_replace_top(struct pr_heap *h, uint64_t key)
-{
-	h->e[0].key = key;
-	sift_down(h, 0);
+	for (n = (t->cap + leaf) >> 1; n; n >>= 1)
+		if (pr_tree_less(t->node[n], best))
+			best = t->node[n];
+	return best;
 }

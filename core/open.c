@@ -2,6 +2,7 @@
 /* Opening a session: one dummy leader per CPU owns the mmapped ring; every
  * event (and, in pid mode, every thread) on that CPU is redirected into it. */
 #include "event.h"
+#include "parse.h"
 #include "session.h"
 #include "sys.h"
 
@@ -262,7 +263,7 @@ static int alloc_cpus(struct perfring_session *s)
 	s->fds = pr_calloc(s->ncpu, sizeof(*s->fds));
 	if (!s->fds)
 		return pr_err(s, -ENOMEM, "out of memory for %zu CPUs", s->ncpu);
-	return pr_heap_init(&s->heap, (uint32_t)s->ncpu) ? pr_err(s, -ENOMEM, "out of memory") : 0;
+	return pr_merge_init(s) ? pr_err(s, -ENOMEM, "out of memory for %zu CPUs", s->ncpu) : 0;
 }
 
 int pr_session_open(struct perfring_session *s)
@@ -312,7 +313,7 @@ void pr_session_close(struct perfring_session *s)
 	free(s->cpu);
 	free(s->fds);
 	free(s->tids);
-	pr_heap_free(&s->heap);
+	pr_merge_free(s);
 	s->cpu = NULL;
 	s->fds = NULL;
 	s->tids = NULL;

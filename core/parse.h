@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The one place where ring -> record -> event callback happens. */
+/* The parse loops: one ring (drain.c), every ring in time order (merged.c). */
 #ifndef PR_PARSE_H
 #define PR_PARSE_H
 
@@ -10,6 +10,10 @@
  * records remain. Returns samples handled. */
 int pr_parse_ring(struct perfring_session *s, struct pr_cpu *c, uint32_t max, bool *more,
 		  const volatile bool *cancel);
+
+/* The merge's tree and per-ring cursors, for s->ncpu rings (s->cpu set). */
+int pr_merge_init(struct perfring_session *s);
+void pr_merge_free(struct perfring_session *s);
 
 /* Time-ordered drain of the rings in mask (NULL = all) up to one snapshot of
  * their heads. *stopped: a callback asked to stop. Returns samples handled. */

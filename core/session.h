@@ -51,7 +51,8 @@ struct perfring_session {
 	struct pr_cpu *cpu;         /* ncpu, set at start */
 	struct perfring_cpu_fd *fds;
 	int epfd;                   /* wakeup mode: every leader fd */
-	struct pr_heap heap;
+	struct pr_tree tree;         /* the merge over every CPU */
+	struct pr_cursor *cur;      /* the merge's reading state, a line per CPU */
 	uint64_t last_merged_time;
 	uint64_t merged_records;    /* records read by merged parses, ever */
 	char err[PR_ERR_LEN];

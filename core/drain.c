@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+#include "deliver.h"
+#include "hot.h"
+#include "parse.h"
+
+int __attribute__((noinline)) pr_slow_step(struct perfring_session *s, struct pr_cpu *c,
+					   struct pr_run *run)
+{
+	const struct perf_event_header *h = pr_peek(c);
+	bool stop = false;
+	int n;
+
+	if (!h)
+		return 0;
+	if (run && !within(run, pr_key_of(c, h)))
+		return STEP_BOUND;
+	n = pr_dispatch(s, c, h, &stop);
+	pr_ring_consume(&c->ring, h);
+	return (n ? STEP_SAMPLE : 0) | (stop ? STEP_STOP : 0);
+}
+
+/* Delivers c's records up to its snapshot head: at most max (0 = all), and
+ * in a run only those that sort before its bound. The common record, a
+ * sample of the same event as the last one, is decoded inline. Always
+ * inlined, so each caller gets a copy without the checks it does not need. */
+static inline __attribute__((always_inline)) int
+drain_loop(struct perfring_session *s, struct pr_cpu *c, uint32_t max,
+	   const volatile bool *cancel, struct pr_run *run, struct pr_sbuf *sb, bool *stop)
+{
+	const uint8_t *data = c->ring.data;
+	const uint64_t mask = c->ring.size - 1, head = c->ring.head;
+	const struct perf_event_header *h;
+	uint64_t left = max;
+	perfring_sample_fn fn;
+	struct hot k;
+	int n = 0, step;
+
+	hot_load(c, &k, sb);
+	while (k.tail != head && !(max && !left--) && !(cancel && *cancel)) {
+		h = (const struct perf_event_header *)(data + (k.tail & mask));
+		if (__builtin_expect(!hot_take(&k, h, &sb->smp), 0)) {
+			hot_store(c, &k);
+			n += (int)k.fast;
+			step = pr_slow_step(s, c, run);
+			hot_load(c, &k, sb);
+			n += step & STEP_SAMPLE;
+			if (step & STEP_STOP)
+				goto stopped;
+			if (step & STEP_BOUND)
+				break;
+			continue;
+		}
+		if (run && !within(run, sb->smp.time))
+			break;
+		k.tail += h->size;
+		k.fast++;
+		k.last_time = sb->smp.time;
+		fn = k.ev->fn;
+		if (fn && fn(&sb->smp, k.ev->ctx))
+			goto stopped;
+	}
+	hot_store(c, &k);
+	return n + (int)k.fast;
+stopped:
+	*stop = true;
+	hot_store(c, &k);
+	return n + (int)k.fast;
+}
+
+int pr_parse_ring(struct perfring_session *s, struct pr_cpu *c, uint32_t max, bool *more,
+		  const volatile bool *cancel)
+{
+	struct pr_sbuf sb = { .dirty = true };
+	bool stop = false;
+	int n;
+
+	pr_begin(c);
+	if (!max && !cancel)
+		n = drain_loop(s, c, 0, NULL, NULL, &sb, &stop);
+	else
+		n = drain_loop(s, c, max, cancel, NULL, &sb, &stop);
+	pr_end(c);
+	if (more)
+		*more = c->ring.tail != c->ring.head;
+	return n;
+}
+
+int pr_drain_run(struct perfring_session *s, struct pr_cpu *c, struct pr_run *run,
+		 struct pr_sbuf *sb, bool *stop)
+{
+	/* Nothing else left to merge with: the plain loop, without bound checks. */
+	if (run->bound.idx >= PR_TREE_DONE)
+		return drain_loop(s, c, 0, NULL, NULL, sb, stop);
+	return drain_loop(s, c, 0, NULL, run, sb, stop);
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/* The fast path's per-record pieces, shared by the drain loop (state in
+ * registers) and the merge (state in one pr_cursor per ring). */
+#ifndef PR_HOT_H
+#define PR_HOT_H
+
+#include "drain.h"
+#include "event.h"
+#include "record.h"
+
+#include <string.h>
+
+/* What the loop keeps in registers instead of in *c: the callback is opaque,
+ * so the compiler would reload and re-store every field of *c around each
+ * call, and the tail's store-to-load chain would set the pace. */
+struct hot {
+	uint64_t tail, tail0;       /* tail now, and at hot_load */
+	uint64_t end;               /* min(head, where the ring wraps) */
+	uint64_t fast;              /* samples delivered by the fast path since */
+	uint64_t last_time;
+	uint64_t id;                /* IDENTIFIER of the fast path's event */
+	struct perfring_event *ev;  /* NULL: every record takes the slow path */
+};
+
+/* Readies sb for a sample of ev: a fixed shape needs the fields it does not
+ * write at zero, and only a general decode ever makes them not. */
+static inline void pr_sbuf_ready(struct pr_sbuf *sb, struct perfring_event *ev)
+{
+	if (ev && ev->layout.shape == PR_SHAPE_ANY) {
+		sb->dirty = true;
+	} else if (sb->dirty) {
+		memset(&sb->smp, 0, sizeof(sb->smp));
+		sb->dirty = false;
+	}
+	sb->smp.event = ev;
+}
+
+static inline void hot_load(struct pr_cpu *c, struct hot *k, struct pr_sbuf *sb)
+{
+	uint64_t wrap;
+
+	k->tail = k->tail0 = c->ring.tail;
+	wrap = k->tail - (k->tail & (c->ring.size - 1)) + c->ring.size;
+	/* An unaligned tail (only hostile memory makes one) leaves the fast
+	 * path nothing: the slow path resyncs it. */
+	k->end = k->tail & 7 ? k->tail : c->ring.head < wrap ? c->ring.head : wrap;
+	k->fast = 0;
+	k->last_time = c->last_time;
+	k->id = c->last.id;
+	k->ev = c->last.ev;
+	pr_sbuf_ready(sb, k->ev);
+	sb->smp.cpu = c->cpu;
+}
+
+/* Every fast-path record is a sample, so one counter serves three stats. */
+static inline void hot_store(struct pr_cpu *c, const struct hot *k)
+{
+	c->ring.tail = k->tail;
+	c->last_time = k->last_time;
+	c->st.records += k->fast;
+	c->st.samples += k->fast;
+	c->st.bytes += k->tail - k->tail0;
+}
+
+/* A fixed shape writes only its own fields; the rest stay zero (pr_sbuf). */
+static inline bool hot_decode(const struct hot *k, const struct perf_event_header *h,
+			      struct perfring_sample *smp)
+{
+	const struct pr_layout *l = &k->ev->layout;
+
+	if (l->shape != PR_SHAPE_ANY)
+		return pr_decode_shaped(h, (enum pr_shape)l->shape, smp) == 0;
+	return pr_decode_sample_fast(h, l, smp) == 0;
+}
+
+/* The fast path's record: a sample of k->ev, 8-aligned, at least header +
+ * IDENTIFIER, wholly before k->end; decoded into smp. With size a multiple
+ * of 8 and tail aligned, `tail + size <= end` is all pr_ring_peek checks. */
+static inline bool hot_take(const struct hot *k, const struct perf_event_header *h,
+			    struct perfring_sample *smp)
+{
+	return !(h->size & 7) && h->size >= 16 && k->tail + h->size <= k->end &&
+	       h->type == PERF_RECORD_SAMPLE && k->ev &&
+	       pr_ld64((const uint8_t *)(h + 1)) == k->id && hot_decode(k, h, smp);
+}
+
+/* Whether a record with this time goes before the runner-up. No run: all do. */
+static inline bool within(const struct pr_run *run, uint64_t time)
+{
+	return !run || pr_tree_less((struct pr_tree_ent){ time, run->idx }, run->bound);
+}
+
+#define STEP_SAMPLE 1 /* pr_slow_step delivered a sample */
+#define STEP_STOP 2   /* its callback asked to stop */
+#define STEP_BOUND 4  /* the record sorts after the runner-up: left for later */
+
+/* Anything the fast path does not take: a wrapped or corrupt record, another
+ * event, a kernel record. Works on *c (hot_store first, hot_load after);
+ * out of line so that a loop's state never has its address taken. */
+int pr_slow_step(struct perfring_session *s, struct pr_cpu *c, struct pr_run *run);
+
+#endif

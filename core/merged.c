@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/* Time order across CPUs. A loser tree picks the ring with the oldest head.
+ * When one ring wins twice in a row, its run (its records older than every
+ * other ring's head) goes through the drain loop in one call, so coarse
+ * per-CPU runs cost what one ring costs. Otherwise each record is one step
+ * over a pr_cursor: one line per ring, so that finely interleaved rings
+ * cost a decode and a tree replay a record, and no walk through pr_cpu. */
+#include "deliver.h"
+#include "hot.h"
+#include "parse.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+struct pr_cursor {
+	struct hot k;
+	const uint8_t *data;
+	uint64_t mask;
+	bool ready; /* the record at k.tail passed fast_key: a sample of k.ev */
+} __attribute__((aligned(64)));
+
+int pr_merge_init(struct perfring_session *s)
+{
+	s->cur = pr_calloc(s->ncpu ? s->ncpu : 1, sizeof(*s->cur));
+	if (!s->cur || pr_tree_init(&s->tree, (uint32_t)s->ncpu)) {
+		pr_merge_free(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void pr_merge_free(struct perfring_session *s)
+{
+	free(s->cur);
+	s->cur = NULL;
+	pr_tree_free(&s->tree);
+}
+
+static void note_late(struct perfring_session *s, struct pr_cpu *c, uint64_t t)
+{
+	if (t < s->last_merged_time)
+		c->st.late++;
+	else
+		s->last_merged_time = t;
+}
+
+static void cursor_load(struct perfring_session *s, uint32_t i, struct pr_sbuf *sb)
+{
+	struct pr_cursor *u = &s->cur[i];
+
+	hot_load(&s->cpu[i], &u->k, sb);
+	u->data = s->cpu[i].ring.data;
+	u->mask = s->cpu[i].ring.size - 1;
+	u->ready = false;
+}
+
+/* Checks the record at the cursor as hot_take would, short of decoding it,
+ * and reads its time where its layout puts it. false: ask slow_key. */
+static inline bool fast_key(struct pr_cursor *u, uint64_t *key)
+{
+	const struct pr_layout *l;
+	const struct perf_event_header *h;
+
+	if (!u->k.ev || u->k.tail >= u->k.end)
+		return false;
+	l = &u->k.ev->layout;
+	h = (const struct perf_event_header *)(u->data + (u->k.tail & u->mask));
+	/* l->time >= 0: every event's sample_type has TIME (PR_SAMPLE_FORCED). */
+	if (h->type != PERF_RECORD_SAMPLE || (h->size & 7) || h->size < sizeof(*h) + l->fixed || u->k.tail + h->size > u->k.end ||
+	    pr_ld64((const uint8_t *)(h + 1)) != u->k.id)
+		return false;
+	*key = pr_ld64((const uint8_t *)(h + 1) + l->time);
+	return u->ready = true;
+}
+
+/* The key of ring i's next record, by the general path: syncs *c first and
+ * reloads the cursor after (pr_peek may resync the tail). */
+static bool __attribute__((noinline)) slow_key(struct perfring_session *s, uint32_t i,
+					       uint64_t *key, struct pr_sbuf *sb)
+{
+	const struct perf_event_header *h;
+
+	hot_store(&s->cpu[i], &s->cur[i].k);
+	h = pr_peek(&s->cpu[i]);
+	*key = h ? pr_key_of(&s->cpu[i], h) : 0;
+	/* A record without a time goes now: it neither waits nor counts late. */
+	if (!*key)
+		*key = s->last_merged_time;
+	cursor_load(s, i, sb);
+	return h != NULL;
+}
+
+/* Sets ring i's leaf to its next head. */
+static inline __attribute__((always_inline)) void
+head_key(struct perfring_session *s, uint32_t i, struct pr_sbuf *sb, bool build)
+{
+	struct pr_cursor *u = &s->cur[i];
+	uint64_t key = 0;
+	bool live;
+
+	/* The ring is read again after every other ring's head: fetch ahead. */
+	__builtin_prefetch(u->data + ((u->k.tail + 256) & u->mask));
+	live = fast_key(u, &key) || slow_key(s, i, &key, sb);
+	if (build)
+		pr_tree_set(&s->tree, i, key, live);
+	else
+		pr_tree_update(&s->tree, i, key, live);
+}
+
+static void fill_tree(struct perfring_session *s, const bool *mask, struct pr_sbuf *sb)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->ncpu; i++) {
+		if (mask && !mask[i]) {
+			pr_tree_set(&s->tree, i, 0, false);
+			continue;
+		}
+		pr_begin(&s->cpu[i]);
+		cursor_load(s, i, sb);
+		head_key(s, i, sb, true);
+	}
+	pr_tree_build(&s->tree);
+}
+
+/* Ring i won twice in a row: its whole run through the drain loop. */
+static int __attribute__((noinline)) run(struct perfring_session *s, uint32_t i,
+					 struct pr_sbuf *sb, bool *stop)
+{
+	struct pr_run r = { .bound = pr_tree_second(&s->tree), .idx = i };
+	struct pr_cpu *c = &s->cpu[i];
+	uint64_t records;
+	int n;
+
+	hot_store(c, &s->cur[i].k);
+	records = c->st.records;
+	n = pr_drain_run(s, c, &r, sb, stop);
+	s->merged_records += c->st.records - records;
+	if (c->last_time > s->last_merged_time)
+		s->last_merged_time = c->last_time;
+	cursor_load(s, i, sb);
+	return n;
+}
+
+/* The winner's head through the general path. Returns samples delivered. */
+static int __attribute__((noinline)) slow_one(struct perfring_session *s, uint32_t i,
+					     struct pr_sbuf *sb, bool *stop)
+{
+	struct pr_cpu *c = &s->cpu[i];
+	uint64_t records;
+	int step;
+
+	hot_store(c, &s->cur[i].k);
+	records = c->st.records;
+	step = pr_slow_step(s, c, NULL);
+	s->merged_records += c->st.records - records;
+	cursor_load(s, i, sb);
+	if (step & STEP_STOP)
+		*stop = true;
+	return step & STEP_SAMPLE;
+}
+
+/* One record of the winner, ring i, whose key is key. */
+static inline __attribute__((always_inline)) int
+step(struct perfring_session *s, uint32_t i, uint64_t key, struct pr_sbuf *sb, bool *stop)
+{
+	struct pr_cursor *u = &s->cur[i];
+	const struct perf_event_header *h;
+	perfring_sample_fn fn;
+
+	note_late(s, &s->cpu[i], key);
+	h = (const struct perf_event_header *)(u->data + (u->k.tail & u->mask));
+	pr_sbuf_ready(sb, u->k.ev);
+	if (!u->ready || !hot_decode(&u->k, h, &sb->smp))
+		return slow_one(s, i, sb, stop);
+	u->k.tail += h->size;
+	u->k.fast++;
+	u->k.last_time = sb->smp.time;
+	s->merged_records++;
+	fn = u->k.ev->fn;
+	if (fn && fn(&sb->smp, u->k.ev->ctx))
+		*stop = true;
+	return 1;
+}
+
+int pr_parse_merged(struct perfring_session *s, const bool *mask, bool *stopped)
+{
+	struct pr_sbuf sb = { .dirty = true };
+	const struct pr_tree_ent *w;
+	uint32_t i, last = UINT32_MAX;
+	bool stop = false;
+	int n = 0;
+
+	fill_tree(s, mask, &sb);
+	while (!stop && (w = pr_tree_winner(&s->tree))) {
+		i = w->idx;
+		if (i == last) {
+			n += run(s, i, &sb, &stop);
+			last = UINT32_MAX;
+		} else {
+			n += step(s, i, w->key, &sb, &stop);
+			last = i;
+		}
+		if (!stop)
+			head_key(s, i, &sb, false);
+	}
+	for (i = 0; i < s->ncpu; i++) {
+		if (mask && !mask[i])
+			continue;
+		hot_store(&s->cpu[i], &s->cur[i].k);
+		pr_end(&s->cpu[i]);
+	}
+	if (stopped)
+		*stopped = stop;
+	return n;
+}
