@@ -93,3 +93,36 @@ int pr_drain_run(struct perfring_session *s, struct pr_cpu *c, struct pr_run *ru
 		return drain_loop(s, c, 0, NULL, NULL, sb, stop);
 	return drain_loop(s, c, 0, NULL, run, sb, stop);
 }
+
+/* The pull form's next record. One record a call leaves nothing to keep in
+ * registers, but the fast path's checks and decode still spare the general
+ * path's lookups when the record is another sample of the last event. */
+int pr_pull(struct pr_cpu *c, struct perfring_sample *smp, struct perfring_record *rec)
+{
+	struct pr_ring *r = &c->ring;
+	const struct perf_event_header *h = (const void *)(r->data + (r->tail & (r->size - 1)));
+	struct perfring_event *ev = c->last.ev;
+	struct hot k = { .tail = r->tail, .id = c->last.id, .ev = ev };
+	int kind;
+
+	k.end = (r->tail & 7) ? r->tail : r->tail - (r->tail & (r->size - 1)) + r->size;
+	if (r->head < k.end)
+		k.end = r->head;
+	/* The caller's sample may hold anything: the full decode, which
+	 * writes every field. */
+	if (r->tail != k.end && hot_fits(&k, h) && pr_decode_sample_fast(h, &ev->layout, smp) == 0) {
+		smp->event = ev;
+		r->tail += h->size;
+		c->st.records++;
+		c->st.samples++;
+		c->st.bytes += h->size;
+		return PERFRING_NEXT_SAMPLE;
+	}
+	while ((h = pr_peek(c))) {
+		pr_ring_consume(r, h);
+		kind = pr_decode(c, h, smp, rec);
+		if (kind)
+			return kind;
+	}
+	return 0;
+}

@@ -25,4 +25,8 @@ struct pr_run {
 int pr_drain_run(struct perfring_session *s, struct pr_cpu *c, struct pr_run *run,
 		 struct pr_sbuf *sb, bool *stop);
 
+/* perfring_cpu_next() inside a pull batch: the next sample or kernel record
+ * (PERFRING_NEXT_*), or 0 at the batch's end. */
+int pr_pull(struct pr_cpu *c, struct perfring_sample *smp, struct perfring_record *rec);
+
 #endif

@@ -73,15 +73,21 @@ static inline bool hot_decode(const struct hot *k, const struct perf_event_heade
 	return pr_decode_sample_fast(h, l, smp) == 0;
 }
 
-/* The fast path's record: a sample of k->ev, 8-aligned, at least header +
- * IDENTIFIER, wholly before k->end; decoded into smp. With size a multiple
- * of 8 and tail aligned, `tail + size <= end` is all pr_ring_peek checks. */
-static inline bool hot_take(const struct hot *k, const struct perf_event_header *h,
-			    struct perfring_sample *smp)
+/* A sample of k->ev, 8-aligned, at least header + IDENTIFIER, wholly before
+ * k->end. With size a multiple of 8 and tail aligned, `tail + size <= end`
+ * is all that pr_ring_peek checks. */
+static inline bool hot_fits(const struct hot *k, const struct perf_event_header *h)
 {
 	return !(h->size & 7) && h->size >= 16 && k->tail + h->size <= k->end &&
 	       h->type == PERF_RECORD_SAMPLE && k->ev &&
-	       pr_ld64((const uint8_t *)(h + 1)) == k->id && hot_decode(k, h, smp);
+	       pr_ld64((const uint8_t *)(h + 1)) == k->id;
+}
+
+/* The fast path's record, decoded into smp. */
+static inline bool hot_take(const struct hot *k, const struct perf_event_header *h,
+			    struct perfring_sample *smp)
+{
+	return hot_fits(k, h) && hot_decode(k, h, smp);
 }
 
 /* Whether a record with this time goes before the runner-up. No run: all do. */

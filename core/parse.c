@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The public parse calls: one CPU (push or pull), or all CPUs in time order. */
 #include "deliver.h"
+#include "drain.h"
 #include "parse.h"
 
 #include <errno.h>
@@ -39,9 +40,8 @@ PERFRING_API int perfring_session_parse_for_cpu(struct perfring_session *s, int 
 PERFRING_API int perfring_cpu_next(struct perfring_session *s, int cpu,
 				   struct perfring_sample *sample, struct perfring_record *rec)
 {
-	const struct perf_event_header *h;
 	struct pr_cpu *c = NULL;
-	int err = started_cpu(s, cpu, &c), kind;
+	int err = started_cpu(s, cpu, &c);
 
 	if (err)
 		return err;
@@ -51,13 +51,7 @@ PERFRING_API int perfring_cpu_next(struct perfring_session *s, int cpu,
 		pr_begin(c);
 		c->pulling = true;
 	}
-	while ((h = pr_peek(c))) {
-		pr_ring_consume(&c->ring, h);
-		kind = pr_decode(c, h, sample, rec);
-		if (kind)
-			return kind;
-	}
-	return 0;
+	return pr_pull(c, sample, rec);
 }
 
 PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu)
