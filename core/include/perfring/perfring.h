@@ -347,9 +347,12 @@ PERFRING_API int perfring_session_cpu_stats(const struct perfring_session *s, in
 
 /*
  * Merged parses take a snapshot of every ring's head and deliver all records
- * up to it in non-decreasing time (a min-heap over the rings). Across calls a
- * record that was still being written at the snapshot can come out after a
- * newer record of another CPU; such records are counted in stats.late.
+ * up to it in non-decreasing time (a loser tree over the rings' next records;
+ * equal times come out in CPU order; a record without a time, such as one of
+ * an id the session does not own, goes out as soon as its ring is next, and is
+ * not counted late). Across calls a record that was still being written at
+ * the snapshot can come out after a newer record of another CPU; such records
+ * are counted in stats.late.
  */
 
 /** Drains what is in every ring now, time-ordered. Never blocks or sleeps. */
