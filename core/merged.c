@@ -3,8 +3,9 @@
  * When one ring wins twice in a row, its run (its records older than every
  * other ring's head) goes through the drain loop in one call, so coarse
  * per-CPU runs cost what one ring costs. Otherwise each record is one step
- * over a pr_cursor: one line per ring, so that finely interleaved rings
- * cost a decode and a tree replay a record, and no walk through pr_cpu. */
+ * over a pr_cursor, which holds all a step needs of its ring, so that
+ * finely interleaved rings cost a decode and a tree replay a record and no
+ * walk through struct pr_cpu. */
 #include "deliver.h"
 #include "hot.h"
 #include "parse.h"
@@ -59,19 +60,17 @@ static void cursor_load(struct perfring_session *s, uint32_t i, struct pr_sbuf *
  * and reads its time where its layout puts it. false: ask slow_key. */
 static inline bool fast_key(struct pr_cursor *u, uint64_t *key)
 {
-	const struct pr_layout *l;
 	const struct perf_event_header *h;
 
-	if (!u->k.ev || u->k.tail >= u->k.end)
+	if (u->k.tail >= u->k.end)
 		return false;
-	l = &u->k.ev->layout;
 	h = (const struct perf_event_header *)(u->data + (u->k.tail & u->mask));
 	/* l->time >= 0: every event's sample_type has TIME (PR_SAMPLE_FORCED). */
-	if (h->type != PERF_RECORD_SAMPLE || (h->size & 7) || h->size < sizeof(*h) + l->fixed || u->k.tail + h->size > u->k.end ||
-	    pr_ld64((const uint8_t *)(h + 1)) != u->k.id)
+	if (!hot_fits(&u->k, h) || h->size < sizeof(*h) + u->k.ev->layout.fixed)
 		return false;
-	*key = pr_ld64((const uint8_t *)(h + 1) + l->time);
-	return u->ready = true;
+	*key = pr_ld64((const uint8_t *)(h + 1) + u->k.ev->layout.time);
+	u->ready = true;
+	return true;
 }
 
 /* The key of ring i's next record, by the general path: syncs *c first and
