@@ -74,11 +74,12 @@ static inline bool hot_decode(const struct hot *k, const struct perf_event_heade
 }
 
 /* A sample of k->ev, 8-aligned, at least header + IDENTIFIER, wholly before
- * k->end. With size a multiple of 8 and tail aligned, `tail + size <= end`
- * is all that pr_ring_peek checks. */
+ * k->end. The tail's alignment comes first: only then does the 8-byte header
+ * lie inside the data area. With size a multiple of 8 and tail aligned,
+ * `tail + size <= end` is all that pr_ring_peek checks. */
 static inline bool hot_fits(const struct hot *k, const struct perf_event_header *h)
 {
-	return !(h->size & 7) && h->size >= 16 && k->tail + h->size <= k->end &&
+	return !(k->tail & 7) && !(h->size & 7) && h->size >= 16 && k->tail + h->size <= k->end &&
 	       h->type == PERF_RECORD_SAMPLE && k->ev &&
 	       pr_ld64((const uint8_t *)(h + 1)) == k->id;
 }

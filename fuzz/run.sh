@@ -18,8 +18,9 @@ esac
 cd "$(dirname "$0")/.." || exit 1
 build=${FUZZ_BUILD:-fuzz/build}
 clang=${CLANG:-clang}
+# -Itests: bench/benchutil.h (fuzz_parse) includes "synth.h" by that path.
 cflags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-	-D_GNU_SOURCE -DPERFRING_BUILDING -Icore/include -Icore"
+	-D_GNU_SOURCE -DPERFRING_BUILDING -Icore/include -Icore -Itests"
 
 # The library sources each target links; a new target may instead name them
 # in a comment line "fuzz-sources: a.c b.c".

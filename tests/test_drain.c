@@ -168,3 +168,35 @@ Test(drain, callback_changed_inside_a_callback)
 	cr_expect_eq(sw.second, N - 10);
 	bench_session_free(&b);
 }
+
+/* An unaligned tail 3 bytes before the end of the data area (only hostile
+ * memory makes one): the fast path must not read a header there, since it
+ * would run past the mapping; the ring is resynced and counted corrupt.
+ * ASan builds catch the overread this test once found (fuzz_parse). */
+Test(drain, unaligned_tail_at_the_end_of_the_ring)
+{
+	struct perfring_cpu_stats st;
+	struct perfring_sample smp;
+	struct perfring_record rec;
+	struct bench_session b;
+	struct tally t = { 0 };
+	uint64_t size;
+
+	session(&b, 0, count, &t);
+	size = b.rings[0].size;
+	cr_assert_eq(synth_ring_set_pos(&b.rings[0], size - 3), 0);
+	synth_set_head(&b.rings[0], size + 5);
+	b.s->cpu[0].ring = b.rings[0].ring;
+	cr_expect_eq(perfring_session_parse_for_cpu(b.s, 0), 0);
+	cr_assert_eq(perfring_session_cpu_stats(b.s, 0, &st), 0);
+	cr_expect_eq(st.corrupt, 1);
+	cr_assert_eq(synth_ring_set_pos(&b.rings[0], 2 * size - 3), 0);
+	synth_set_head(&b.rings[0], 2 * size + 5);
+	b.s->cpu[0].ring = b.rings[0].ring;
+	cr_expect_eq(perfring_cpu_next(b.s, 0, &smp, &rec), 0);
+	cr_expect_eq(perfring_cpu_commit(b.s, 0), 0);
+	cr_assert_eq(perfring_session_cpu_stats(b.s, 0, &st), 0);
+	cr_expect_eq(st.corrupt, 2);
+	cr_expect_eq(t.n, 0);
+	bench_session_free(&b);
+}
