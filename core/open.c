@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -245,6 +246,15 @@ static int make_epoll(struct perfring_session *s)
 		if (pr_epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->cpu[i].leader_fd, &ev) < 0)
 			return syscall_err(s, "epoll_ctl(ADD)", "ring fd", s->cpu[i].cpu, errno);
 	}
+	/* The flush runs on a timerfd in the same set, so waits need no timeout:
+	 * a timed epoll_wait starts and cancels a kernel timer on every sleep. */
+	s->tfd = pr_timerfd_create(TFD_CLOEXEC | TFD_NONBLOCK);
+	if (s->tfd < 0)
+		return pr_err(s, -errno, "timerfd_create: %s", perfring_strerror(-errno));
+	ev.data.u64 = PR_FLUSH_TOKEN;
+	if (pr_epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->tfd, &ev) < 0)
+		return pr_err(s, -errno, "epoll_ctl(ADD) of the flush timer: %s",
+			      perfring_strerror(-errno));
 	return 0;
 }
 
@@ -307,7 +317,9 @@ void pr_session_close(struct perfring_session *s)
 
 	if (s->epfd >= 0)
 		close(s->epfd);
-	s->epfd = -1;
+	if (s->tfd >= 0)
+		close(s->tfd);
+	s->epfd = s->tfd = -1;
 	for (i = 0; s->cpu && i < s->ncpu; i++)
 		close_cpu(&s->cpu[i]);
 	free(s->cpu);

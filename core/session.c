@@ -161,6 +161,7 @@ PERFRING_API int perfring_session_new(const struct perfring_opts *opts,
 	if (!s)
 		return pr_err(NULL, -ENOMEM, "out of memory allocating a session");
 	s->epfd = -1;
+	s->tfd = -1;
 	if (!opts)
 		s->o.sz = sizeof(s->o);
 	s->page_size = (size_t)sysconf(_SC_PAGESIZE);

@@ -50,13 +50,17 @@ struct perfring_session {
 	size_t ntids;
 	struct pr_cpu *cpu;         /* ncpu, set at start */
 	struct perfring_cpu_fd *fds;
-	int epfd;                   /* wakeup mode: every leader fd */
+	int epfd;                   /* wakeup mode: every leader fd, and tfd */
+	int tfd;                    /* wakeup mode: the flush timer (timerfd) */
 	struct pr_tree tree;         /* the merge over every CPU */
 	struct pr_cursor *cur;      /* the merge's reading state, a line per CPU */
 	uint64_t last_merged_time;
 	uint64_t merged_records;    /* records read by merged parses, ever */
 	char err[PR_ERR_LEN];
 };
+
+/* epfd's data for tfd; a ring's is its index in s->cpu. */
+#define PR_FLUSH_TOKEN UINT64_MAX
 
 static inline bool pr_wakeup_mode(const struct perfring_session *s)
 {

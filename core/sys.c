@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 static pr_fault_fn fault_fn;
@@ -103,6 +104,11 @@ int pr_epoll_create1(int flags)
 int pr_epoll_ctl(int ep, int op, int fd, void *ev)
 {
 	return faulted(PR_SYS_EPOLL_CTL) ? -1 : epoll_ctl(ep, op, fd, ev);
+}
+
+int pr_timerfd_create(int flags)
+{
+	return faulted(PR_SYS_TIMERFD) ? -1 : timerfd_create(CLOCK_MONOTONIC, flags);
 }
 
 static int read_all(int fd, size_t max, char *buf, size_t *len)

@@ -8,6 +8,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 #include <time.h>
 
 #define NS_PER_MS 1000000ull
@@ -48,18 +50,22 @@ static uint64_t pass(struct perfring_session *s, struct loop *l)
 	return s->merged_records - before;
 }
 
-/* ms to wait: the smaller of `want` (-1 = forever) and the deadline. */
+/* ms to wait: the smaller of `want` (-1 = forever) and the deadline. Rounds
+ * up, so that a wait never ends just short of its goal and spins. */
 static int bounded_ms(const struct loop *l, int64_t want_ns)
 {
-	uint64_t now = now_ns(), left;
+	uint64_t left = want_ns < 0 ? UINT64_MAX : (uint64_t)want_ns, now, until;
 
-	if (l->deadline == UINT64_MAX)
-		return want_ns < 0 ? -1 : (int)((uint64_t)want_ns / NS_PER_MS);
-	left = l->deadline > now ? l->deadline - now : 0;
-	if (want_ns >= 0 && (uint64_t)want_ns < left)
-		left = (uint64_t)want_ns;
-	/* Round up so we never wake just short of the deadline and spin. */
-	return (int)((left + NS_PER_MS - 1) / NS_PER_MS);
+	if (l->deadline != UINT64_MAX) {
+		now = now_ns();
+		until = l->deadline > now ? l->deadline - now : 0;
+		if (until < left)
+			left = until;
+	}
+	if (left == UINT64_MAX)
+		return -1;
+	left = (left + NS_PER_MS - 1) / NS_PER_MS;
+	return left > INT_MAX ? INT_MAX : (int)left;
 }
 
 static void sleep_ms(int ms)
@@ -84,15 +90,23 @@ static void poll_loop(struct perfring_session *s, struct loop *l)
 	}
 }
 
-/* Marks the rings that fired; a HUP/ERR ring leaves the epoll set, since a
- * level-triggered wait would report it forever. Returns rings still live. */
-static size_t note_ready(struct perfring_session *s, const struct epoll_event *ev, int n)
+/* Marks the rings that fired (*rings: some did) and says whether the flush
+ * timer did; a HUP/ERR ring leaves the epoll set, since a level-triggered
+ * wait would report it forever. Returns rings still live. */
+static size_t note_ready(struct perfring_session *s, const struct epoll_event *ev, int n,
+			 bool *rings, bool *flush)
 {
+	uint64_t ticks;
 	struct pr_cpu *c;
 	size_t i, live = 0;
 	int k;
 
 	for (k = 0; k < n; k++) {
+		if (ev[k].data.u64 == PR_FLUSH_TOKEN) {
+			*flush = read(s->tfd, &ticks, sizeof(ticks)) == sizeof(ticks);
+			continue;
+		}
+		*rings = true;
 		c = &s->cpu[ev[k].data.u64];
 		c->st.wakeups++;
 		if ((ev[k].events & (EPOLLHUP | EPOLLERR)) && !c->st.hup) {
@@ -105,40 +119,42 @@ static size_t note_ready(struct perfring_session *s, const struct epoll_event *e
 	return live;
 }
 
-static int64_t flush_wait_ns(const struct perfring_session *s, uint64_t next_flush)
+/* A periodic flush_ms timer, or none (ms 0). Disarming also consumes a
+ * tick that came due after the last wait, which would otherwise wake the
+ * next loop at once. */
+static void arm_flush(struct perfring_session *s, uint32_t ms)
 {
-	uint64_t now = now_ns();
+	struct timespec t = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+	struct itimerspec its = { t, t };
+	uint64_t ticks;
 
-	if (s->o.flush_ms == PERFRING_FLUSH_NEVER)
-		return -1;
-	return next_flush > now ? (int64_t)(next_flush - now) : 0;
+	timerfd_settime(s->tfd, 0, &its, NULL);
+	if (!ms && read(s->tfd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		ticks = 0; /* EAGAIN: none was */
 }
 
 static void epoll_loop(struct perfring_session *s, struct loop *l)
 {
 	struct epoll_event ev[MAX_EVENTS];
-	uint64_t flush_ns = (uint64_t)s->o.flush_ms * NS_PER_MS;
-	uint64_t next_flush = now_ns() + flush_ns;
+	bool flush, rings, live = true;
 	int n;
 
+	arm_flush(s, s->o.flush_ms == PERFRING_FLUSH_NEVER ? 0 : s->o.flush_ms);
 	pass(s, l);
-	while (!done(l)) {
-		n = epoll_wait(s->epfd, ev, MAX_EVENTS, bounded_ms(l, flush_wait_ns(s, next_flush)));
+	while (live && !done(l)) {
+		n = epoll_wait(s->epfd, ev, MAX_EVENTS, bounded_ms(l, -1));
 		if (n < 0 && errno != EINTR)
 			break;
-		if (n > 0) {
-			bool live = note_ready(s, ev, n);
-
-			/* Drain every ring, not just those that fired, to keep time order. */
-			l->total += pr_parse_merged(s, NULL, &l->stopped);
-			if (!live)
-				break;
-		}
-		if (s->o.flush_ms != PERFRING_FLUSH_NEVER && now_ns() >= next_flush) {
+		flush = rings = false;
+		live = note_ready(s, ev, n > 0 ? n : 0, &rings, &flush) > 0;
+		/* Drain every ring, not just those that fired, to keep time order
+		 * (a flush pass drains them all too). */
+		if (flush)
 			pass(s, l);
-			next_flush = now_ns() + flush_ns;
-		}
+		else if (rings)
+			l->total += pr_parse_merged(s, NULL, &l->stopped);
 	}
+	arm_flush(s, 0);
 }
 
 static int run(struct perfring_session *s, struct loop *l)

@@ -35,6 +35,7 @@ static const char *const call_name[PR_SYS__COUNT] = {
 	[PR_SYS_IOCTL] = "ioctl", [PR_SYS_EPOLL_CREATE] = "epoll_create1",
 	[PR_SYS_EPOLL_CTL] = "epoll_ctl", [PR_SYS_OPEN] = "open", [PR_SYS_READ] = "read",
 	[PR_SYS_MALLOC] = "malloc", [PR_SYS_CALLOC] = "calloc", [PR_SYS_REALLOC] = "realloc",
+	[PR_SYS_TIMERFD] = "timerfd_create",
 };
 
 static const int sys_errnos[] = { EMFILE, ENOMEM, EACCES, EINVAL, ENODEV, EBUSY };
@@ -335,7 +336,8 @@ Test(faults, calls_reached)
 	cr_expect_eq(seen[PR_SYS_MMAP], ncpu);
 	cr_expect_eq(seen[PR_SYS_IOCTL], ncpu * (1 + 2 * SCEN_EVENTS + 1 + 1 + SCEN_EVENTS));
 	cr_expect_eq(seen[PR_SYS_EPOLL_CREATE], 1);
-	cr_expect_eq(seen[PR_SYS_EPOLL_CTL], ncpu);
+	cr_expect_eq(seen[PR_SYS_EPOLL_CTL], ncpu + 1, "each ring fd, and the flush timer");
+	cr_expect_eq(seen[PR_SYS_TIMERFD], 1);
 }
 
 Test(faults, perf_event_open) { run_kind(PR_SYS_PERF_EVENT_OPEN); }
@@ -348,6 +350,7 @@ Test(faults, read) { run_kind(PR_SYS_READ); }
 Test(faults, malloc) { run_kind(PR_SYS_MALLOC); }
 Test(faults, calloc) { run_kind(PR_SYS_CALLOC); }
 Test(faults, realloc) { run_kind(PR_SYS_REALLOC); }
+Test(faults, timerfd_create) { run_kind(PR_SYS_TIMERFD); }
 
 /* Stopping: a failed PERF_EVENT_IOC_DISABLE is reported, the session stays
  * running, a second stop works, and free releases everything. */

@@ -244,7 +244,7 @@ Test(wakeup, low_watermark_delivers_within_one_wakeup)
 	perfring_session_free(s);
 }
 
-Test(wakeup, epoll_fd_lives_from_start_to_free)
+Test(wakeup, epoll_and_timer_fds_live_from_start_to_free)
 {
 	struct perfring_opts plain = { .sz = sizeof(plain) }, wm = plain;
 	struct perfring_session *a, *b;
@@ -259,7 +259,7 @@ Test(wakeup, epoll_fd_lives_from_start_to_free)
 	with_plain = kutil_fd_count() - base;
 	KCHECK(perfring_session_start(b), b);
 	with_wm = kutil_fd_count() - base - with_plain;
-	cr_assert_eq(with_wm, with_plain + 1, "one epoll fd in wakeup mode");
+	cr_assert_eq(with_wm, with_plain + 2, "wakeup mode adds an epoll fd and its flush timerfd");
 	perfring_session_free(a);
 	perfring_session_free(b);
 	cr_assert_eq(kutil_fd_count(), base);
