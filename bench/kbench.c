@@ -509,7 +509,7 @@ void kb_run_print(const char *name, const struct kb_run *r)
 {
 	if (!kb_verbose)
 		return;
-	fprintf(stderr, "  %-44s rec %7llu cpu %7.1f ms (sys %5.1f%%) csw %6llu (%5.1f us/csw) "
+	fprintf(stderr, "  %-64s rec %7llu cpu %7.1f ms (sys %5.1f%%) csw %6llu (%5.1f us/csw) "
 		"lost %6llu p50 %6.0f p99 %6.0f us gen %4.0fk/s\n", name,
 		(unsigned long long)r->records, (double)r->cpu_ns / 1e6,
 		r->cpu_ns ? 100.0 * (double)r->sys_ns / (double)r->cpu_ns : 0.0,
@@ -518,15 +518,25 @@ void kb_run_print(const char *name, const struct kb_run *r)
 		(unsigned long long)r->lost, r->p50_us, r->p99_us, r->gen_rate / 1e3);
 }
 
-int kb_parse_args(int argc, char **argv, long *n, int *rounds, const char **only)
+static void usage(const char *argv0, bool slow, bool only)
+{
+	fprintf(stderr, "usage: %s [-v] [-n records per run, >= 1000]%s [-r rounds, 1..64]%s\n",
+		argv0, slow ? " [-N records per run of the wakeup_events 1 rows, >= 1000]" : "",
+		only ? " [-c row,row,...]" : "");
+}
+
+int kb_parse_args_n(int argc, char **argv, long *n, long *slow_n, int *rounds,
+		    const char **only)
 {
 	int c, bad = 0;
 
-	while ((c = getopt(argc, argv, "n:r:c:v")) != -1) {
+	while ((c = getopt(argc, argv, "n:N:r:c:v")) != -1) {
 		if (c == 'v')
 			kb_verbose = true;
 		else if (c == 'n')
 			*n = strtol(optarg, NULL, 10);
+		else if (c == 'N' && slow_n)
+			*slow_n = strtol(optarg, NULL, 10);
 		else if (c == 'r')
 			*rounds = (int)strtol(optarg, NULL, 10);
 		else if (c == 'c' && only)
@@ -534,12 +544,17 @@ int kb_parse_args(int argc, char **argv, long *n, int *rounds, const char **only
 		else
 			bad = 1;
 	}
-	if (bad || optind < argc || *n < 1000 || *rounds < 1 || *rounds > 64) {
-		fprintf(stderr, "usage: %s [-v] [-n records per run, >= 1000] [-r rounds, 1..64]%s\n",
-			argv[0], only ? " [-c row,row,...]" : "");
+	if (bad || optind < argc || *n < 1000 || (slow_n && *slow_n < 1000) || *rounds < 1 ||
+	    *rounds > 64) {
+		usage(argv[0], slow_n != NULL, only != NULL);
 		return -1;
 	}
 	return 0;
+}
+
+int kb_parse_args(int argc, char **argv, long *n, int *rounds, const char **only)
+{
+	return kb_parse_args_n(argc, argv, n, NULL, rounds, only);
 }
 
 int kb_setup(void)

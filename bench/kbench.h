@@ -163,6 +163,10 @@ void kb_run_print(const char *name, const struct kb_run *r);
  * when only is not NULL, -c a comma-separated list of rows. 0, or -1 with
  * the usage printed. */
 int kb_parse_args(int argc, char **argv, long *n, int *rounds, const char **only);
+/* As kb_parse_args, and -N when slow_n is not NULL: records per run of the
+ * rows that wake once per record, which cannot afford the main N. */
+int kb_parse_args_n(int argc, char **argv, long *n, long *slow_n, int *rounds,
+		    const char **only);
 
 /* Pins the consumer, checks perf is usable: 0, or a message and -1. */
 int kb_setup(void);

@@ -5,6 +5,8 @@
  * pinned to CPU 1, consumer on CPU 0, rings on every online CPU); every
  * consumer runs once per round, in the same order, for several rounds, and
  * the table gives medians. The targets table compares pairs round by round.
+ * The rows that wake once per record run a shorter stream (-N): the traced
+ * generator manages only some 50 k calls/s there.
  */
 #include "kbench.h"
 
@@ -50,7 +52,7 @@ enum { KB_EVENT_READ = EV_READ };
 
 #define MAX_CPUS 64
 
-enum kind { UNTRACED, LPR, UV, EVENT, EV, BPF, HAND };
+enum kind { UNTRACED, LPR, L2, UV, EVENT, EV, BPF, HAND };
 
 struct cfg {
 	const char *key;   /* for -c */
@@ -61,26 +63,40 @@ struct cfg {
 };
 
 enum {
-	C_UNTRACED, C_POLL, C_WM4K, C_WM64K, C_WE1, C_UV, C_EVENT, C_EV, C_BPF4K, C_BPF1,
+	C_UNTRACED, C_POLL, C_WM4K, C_L2, C_WM64K, C_WE1, C_UV, C_EVENT, C_EV, C_BPF4K, C_BPF1,
 	C_HAND4K, C_HAND1, C_WM64K_256, C_POLL_256, NCFG
 };
 
+/* Each name says which API the row reads through. */
 static const struct cfg cfgs[NCFG] = {
 	[C_UNTRACED] = { "untraced", "-", "untraced getpid loop", UNTRACED, 0, 0, 0 },
-	[C_POLL] = { "poll", "a", "libperfring, default polling (15 ms)", LPR, 64, 0, 0 },
-	[C_WM4K] = { "wm4k", "b", "libperfring, watermark 4 KiB", LPR, 64, 4096, 0 },
-	[C_WM64K] = { "wm64k", "c", "libperfring, watermark 64 KiB", LPR, 64, 65536, 0 },
-	[C_WE1] = { "we1", "d", "libperfring, wakeup_events 1", LPR, 64, 0, 1 },
+	[C_POLL] = { "poll", "a", "libperfring parse_until, default polling (15 ms)", LPR, 64, 0,
+		     0 },
+	[C_WM4K] = { "wm4k", "b", "libperfring parse_until, watermark 4 KiB", LPR, 64, 4096, 0 },
+	[C_L2] = { "l2", "b2", "libperfring Level 2: own epoll + parse_for_cpu, watermark 4 KiB",
+		   L2, 64, 4096, 0 },
+	[C_WM64K] = { "wm64k", "c", "libperfring parse_until, watermark 64 KiB", LPR, 64, 65536,
+		      0 },
+	[C_WE1] = { "we1", "d", "libperfring parse_until, wakeup_events 1", LPR, 64, 0, 1 },
 	[C_UV] = { "uv", "e", "libperfring-uv, watermark 4 KiB", UV, 64, 4096, 0 },
 	[C_EVENT] = { "event", "e", "libperfring-event, watermark 4 KiB", EVENT, 64, 4096, 0 },
 	[C_EV] = { "ev", "e", "libperfring-ev, watermark 4 KiB", EV, 64, 4096, 0 },
-	[C_BPF4K] = { "bpf4k", "f", "libbpf perf_buffer, watermark 4 KiB", BPF, 64, 4096, 0 },
-	[C_BPF1] = { "bpf1", "f", "libbpf perf_buffer, wakeup_events 1", BPF, 64, 0, 1 },
+	[C_BPF4K] = { "bpf4k", "f", "libbpf perf_buffer__poll, watermark 4 KiB", BPF, 64, 4096, 0 },
+	[C_BPF1] = { "bpf1", "f", "libbpf perf_buffer__poll, wakeup_events 1", BPF, 64, 0, 1 },
 	[C_HAND4K] = { "hand4k", "g", "hand-written epoll reader, watermark 4 KiB", HAND, 64, 4096, 0 },
 	[C_HAND1] = { "hand1", "g", "hand-written epoll reader, wakeup_events 1", HAND, 64, 0, 1 },
-	[C_WM64K_256] = { "wm64k-256", "h", "libperfring, watermark 64 KiB, 256 pages", LPR, 256, 65536, 0 },
-	[C_POLL_256] = { "poll-256", "h", "libperfring, default polling, 256 pages", LPR, 256, 0, 0 },
+	[C_WM64K_256] = { "wm64k-256", "h", "libperfring parse_until, watermark 64 KiB, 256 pages",
+			  LPR, 256, 65536, 0 },
+	[C_POLL_256] = { "poll-256", "h", "libperfring parse_until, default polling, 256 pages",
+			 LPR, 256, 0, 0 },
 };
+
+/* One wakeup per record slows the traced generator to some 50 k calls/s, so
+ * these rows run the shorter stream. */
+static long row_n(const struct cfg *c, long n, long slow_n)
+{
+	return c->wakeup_events == 1 ? slow_n : n;
+}
 
 static bool selected[NCFG];
 
@@ -449,6 +465,115 @@ static int run_bpf(const struct cfg *c, long n, struct kb_run *r)
 }
 #endif
 
+/* --------------------------------------------- consumers on their own epoll */
+
+/* The epoll key of the generator's done_fd; a ring's key is its CPU. */
+#define DONE_KEY UINT32_MAX
+
+static int watch(int epfd, int fd, uint32_t key)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = key };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+/* The loop of (b2) and (g), as libbpf's perf_buffer__poll does it: block with
+ * no timeout, drain each ring that fired, stop once done_fd fires (after
+ * draining the rings of that same wait). */
+static int epoll_until_done(int epfd, int (*drain)(void *ctx, int cpu), void *ctx)
+{
+	struct epoll_event ev[MAX_CPUS + 1];
+	int i, k, err;
+
+	for (;;) {
+		k = epoll_wait(epfd, ev, MAX_CPUS + 1, -1);
+		if (k < 0 && errno != EINTR)
+			return -errno;
+		for (i = 0; i < k; i++)
+			if (ev[i].data.u32 != DONE_KEY && (err = drain(ctx, (int)ev[i].data.u32)))
+				return err;
+		for (i = 0; i < k; i++)
+			if (ev[i].data.u32 == DONE_KEY)
+				return 0;
+	}
+}
+
+/* ---------------------------------------------------- libperfring, level 2 */
+
+/* A caller's own reactor: the session's fds in the caller's epoll set, and
+ * perfring_session_parse_for_cpu on each ring that fires. */
+struct l2 {
+	struct kb_tally t;
+	struct perfring_session *s;
+	int epfd;
+};
+
+static int l2_drain_cpu(void *ctx, int cpu)
+{
+	int n = perfring_session_parse_for_cpu(((struct l2 *)ctx)->s, cpu);
+
+	return n < 0 ? n : 0;
+}
+
+static int l2_open(struct l2 *l, const struct cfg *c, struct kb_gen *g, long n)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = c->pages,
+				   .wakeup_watermark = c->watermark,
+				   .wakeup_events = c->wakeup_events };
+	const struct perfring_cpu_fd *fds;
+	size_t i, nfds;
+	int err;
+
+	if ((err = kb_tally_init(&l->t, g->tid, n)) ||
+	    (err = kb_lpr_session(&o, g->tid, &l->t, &l->s)) ||
+	    (err = perfring_session_start(l->s))) {
+		fprintf(stderr, "kernel: %s\n", perfring_session_last_error(l->s));
+		return err;
+	}
+	if ((l->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return -errno;
+	nfds = perfring_session_fds(l->s, &fds);
+	for (i = 0; i < nfds; i++)
+		if ((err = watch(l->epfd, fds[i].fd, (uint32_t)fds[i].cpu)))
+			return err;
+	return watch(l->epfd, g->done_fd, DONE_KEY);
+}
+
+static int l2_loop(struct l2 *l)
+{
+	const struct perfring_cpu_fd *fds;
+	size_t i, nfds = perfring_session_fds(l->s, &fds);
+	int err = epoll_until_done(l->epfd, l2_drain_cpu, l);
+
+	for (i = 0; !err && i < nfds; i++)
+		err = l2_drain_cpu(l, fds[i].cpu);
+	return err;
+}
+
+static int run_l2(const struct cfg *c, long n, struct kb_run *r)
+{
+	struct l2 l = { .epfd = -1 };
+	struct kb_usage u0, u1;
+	struct kb_gen g;
+	int err;
+
+	if ((err = kb_gen_start(&g, n)))
+		return err;
+	if (!(err = l2_open(&l, c, &g, n))) {
+		kb_usage_now(&u0);
+		kb_gen_go(&g);
+		err = l2_loop(&l);
+		kb_usage_now(&u1);
+		kb_run_finish(r, &l.t, &u0, &u1, &g);
+	}
+	kb_gen_join(&g);
+	if (l.epfd >= 0)
+		close(l.epfd);
+	perfring_session_free(l.s);
+	kb_tally_free(&l.t);
+	return err;
+}
+
 /* ------------------------------------------------ hand-written epoll reader */
 
 /* The limit: one perf fd per CPU owning its ring, no SET_OUTPUT, no decode.
@@ -467,8 +592,6 @@ struct hand {
 	uint32_t tid_off, time_off;
 	struct kb_tally t;
 };
-
-#define HAND_DONE UINT32_MAX
 
 static void hand_drain(struct hand *h, struct hring *r)
 {
@@ -496,7 +619,6 @@ static void hand_drain(struct hand *h, struct hring *r)
 static int hand_open_ring(struct hand *h, struct perf_event_attr *a, int cpu, uint32_t pages,
 			  const char *filter)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)cpu };
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct hring *r = &h->r[cpu];
 	void *map;
@@ -514,12 +636,11 @@ static int hand_open_ring(struct hand *h, struct perf_event_attr *a, int cpu, ui
 	r->meta = map;
 	r->data = (const uint8_t *)map + page;
 	r->mask = (uint64_t)pages * page - 1;
-	return epoll_ctl(h->epfd, EPOLL_CTL_ADD, r->fd, &ev) < 0 ? -errno : 0;
+	return watch(h->epfd, r->fd, (uint32_t)cpu);
 }
 
 static int hand_open(struct hand *h, const struct cfg *c, struct kb_gen *g)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = HAND_DONE };
 	struct perf_event_attr a;
 	char filter[64];
 	int cpu, err, n = ncpus();
@@ -537,7 +658,7 @@ static int hand_open(struct hand *h, const struct cfg *c, struct kb_gen *g)
 	for (cpu = 0; cpu < n; cpu++)
 		if (ioctl(h->r[cpu].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return -errno;
-	return epoll_ctl(h->epfd, EPOLL_CTL_ADD, g->done_fd, &ev) < 0 ? -errno : 0;
+	return watch(h->epfd, g->done_fd, DONE_KEY);
 }
 
 static void hand_close(struct hand *h)
@@ -554,27 +675,22 @@ static void hand_close(struct hand *h)
 		close(h->epfd);
 }
 
+static int hand_drain_cpu(void *ctx, int cpu)
+{
+	struct hand *h = ctx;
+
+	hand_drain(h, &h->r[cpu]);
+	return 0;
+}
+
 /* Returns once the generator is done and every ring was drained after it. */
 static int hand_loop(struct hand *h)
 {
-	struct epoll_event ev[MAX_CPUS + 1];
-	int i, k;
+	int i, err = epoll_until_done(h->epfd, hand_drain_cpu, h);
 
-	for (;;) {
-		k = epoll_wait(h->epfd, ev, MAX_CPUS + 1, -1);
-		if (k < 0 && errno != EINTR)
-			return -errno;
-		for (i = 0; i < k; i++)
-			if (ev[i].data.u32 != HAND_DONE)
-				hand_drain(h, &h->r[ev[i].data.u32]);
-		for (i = 0; i < k; i++)
-			if (ev[i].data.u32 == HAND_DONE)
-				goto done;
-	}
-done:
-	for (i = 0; i < h->nr; i++)
+	for (i = 0; !err && i < h->nr; i++)
 		hand_drain(h, &h->r[i]);
-	return 0;
+	return err;
 }
 
 static int run_hand(const struct cfg *c, long n, struct kb_run *r)
@@ -616,6 +732,8 @@ static int run_cfg(const struct cfg *c, long n, struct kb_run *r)
 		return kb_run_untraced(n, r);
 	case LPR:
 		return kb_run_lpr(&lc, n, r);
+	case L2:
+		return run_l2(c, n, r);
 #ifdef KB_WITH_LIBBPF
 	case BPF:
 		return run_bpf(c, n, r);
@@ -632,11 +750,11 @@ static struct kb_run res[NCFG][64];
 /* Rows compared by a target run next to each other, so that the load of the
  * machine drifts as little as possible between the two. */
 static const int run_order[NCFG] = {
-	C_UNTRACED, C_WM4K, C_BPF4K, C_HAND4K, C_UV, C_EVENT, C_EV, C_WE1, C_BPF1, C_HAND1,
+	C_UNTRACED, C_WM4K, C_L2, C_BPF4K, C_HAND4K, C_UV, C_EVENT, C_EV, C_WE1, C_BPF1, C_HAND1,
 	C_WM64K_256, C_POLL_256, C_POLL, C_WM64K,
 };
 
-static int run_rounds(long n, int rounds)
+static int run_rounds(long n, long slow_n, int rounds)
 {
 	int i, j, k, err;
 
@@ -645,7 +763,7 @@ static int run_rounds(long n, int rounds)
 			i = run_order[j];
 			if (!selected[i])
 				continue;
-			if ((err = run_cfg(&cfgs[i], n, &res[i][k]))) {
+			if ((err = run_cfg(&cfgs[i], row_n(&cfgs[i], n, slow_n), &res[i][k]))) {
 				fprintf(stderr, "kernel: %s failed: %s\n", cfgs[i].name, strerror(-err));
 				return err;
 			}
@@ -737,7 +855,7 @@ static void h_targets(int rounds)
 
 static void print_targets(int rounds)
 {
-	static const int lpr4k[] = { C_WM4K, C_UV, C_EVENT, C_EV };
+	static const int lpr4k[] = { C_WM4K, C_L2, C_UV, C_EVENT, C_EV };
 	size_t i;
 
 	kb_report_line("%s", "");
@@ -753,22 +871,32 @@ static void print_targets(int rounds)
 	h_targets(rounds);
 }
 
-static int report(long n, int rounds, int argc, char **argv)
+static int report(long n, long slow_n, int rounds, int argc, char **argv)
 {
-	char note[1024];
+	char note[2048];
 	int i;
 
 	snprintf(note, sizeof(note),
-		 "%ld syscalls:sys_enter_getpid records per run (sample_period 1, RAW, 64 B each); "
-		 "generator thread on CPU %d, consumer on CPU %d; a ring on every online CPU. "
+		 "%ld syscalls:sys_enter_getpid records per run (sample_period 1, RAW, 64 B each), "
+		 "except %ld for the three wakeup_events 1 rows (d, f, g), where one wakeup per "
+		 "record holds the traced generator to some 50 k calls/s. "
+		 "Generator thread on CPU %d, consumer on CPU %d; a ring on every online CPU. "
 		 "Each round runs every row once (rows compared by a target back to back); %d "
-		 "rounds; medians. CPU is the "
-		 "consumer thread's getrusage(RUSAGE_THREAD) per 1,000 delivered records; wakeups "
-		 "are its voluntary context switches (CPU / wakeup: the run's CPU over them); lost = records written minus delivered; "
-		 "foreign = records of other tasks (libbpf enables before the filter can be set); "
-		 "latency = CLOCK_MONOTONIC at the callback minus the record's time, on one record "
-		 "in %u; rate ratio = generator calls/s over the same round's untraced loop.",
-		 n, KB_GEN_CPU, KB_CONS_CPU, rounds, KB_LAT_STRIDE);
+		 "rounds; medians. Which API: (a), (b), (c), (d) and (h) call "
+		 "perfring_session_parse_until (the session's own wait, records merged in time "
+		 "order across CPUs); (b2) is the caller's own epoll set over "
+		 "perfring_session_fds() and the generator's done fd, epoll_wait with no timeout "
+		 "and perfring_session_parse_for_cpu() on each ring that fires, the loop of (g) "
+		 "and of libbpf's perf_buffer__poll (which (f) calls with a %d ms timeout); (e) "
+		 "are the adapters on their loops. CPU is the consumer thread's "
+		 "getrusage(RUSAGE_THREAD) "
+		 "per 1,000 delivered records; wakeups are its voluntary context switches (CPU / "
+		 "wakeup: the run's CPU over them); lost = records written minus delivered, of "
+		 "the row's N; foreign = records of other tasks (libbpf enables before the filter "
+		 "can be set); latency = CLOCK_MONOTONIC at the callback minus the record's time, "
+		 "on one record in %u; rate ratio = generator calls/s over the same round's "
+		 "untraced loop.",
+		 n, slow_n, KB_GEN_CPU, KB_CONS_CPU, rounds, KB_FLUSH_WAIT_MS, KB_LAT_STRIDE);
 	if (kb_report_begin("libperfring against libbpf and a hand-written reader (bench/kernel)",
 			    note, "#|consumer|CPU µs / 1,000 rec|wakeups / 1,000 rec|CPU µs / wakeup|lost|foreign|"
 			    "p50 µs|p99 µs|max µs|generator k calls/s|rate / untraced", argc, argv))
@@ -811,12 +939,13 @@ static int select_rows(const char *only)
 int main(int argc, char **argv)
 {
 	const char *only = NULL;
-	long n = 60000;
-	int rounds = 5;
+	long n = 1000000, slow_n = 60000;
+	int rounds = 7;
 
-	if (kb_parse_args(argc, argv, &n, &rounds, &only) || select_rows(only) || kb_setup())
+	if (kb_parse_args_n(argc, argv, &n, &slow_n, &rounds, &only) || select_rows(only) ||
+	    kb_setup())
 		return 2;
-	if (run_rounds(n, rounds))
+	if (run_rounds(n, slow_n, rounds))
 		return 1;
-	return report(n, rounds, argc, argv);
+	return report(n, slow_n, rounds, argc, argv);
 }
