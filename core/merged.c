@@ -129,13 +129,10 @@ static int __attribute__((noinline)) run(struct perfring_session *s, uint32_t i,
 {
 	struct pr_run r = { .bound = pr_tree_second(&s->tree), .idx = i };
 	struct pr_cpu *c = &s->cpu[i];
-	uint64_t records;
 	int n;
 
 	hot_store(c, &s->cur[i].k);
-	records = c->st.records;
 	n = pr_drain_run(s, c, &r, sb, stop);
-	s->merged_records += c->st.records - records;
 	if (c->last_time > s->last_merged_time)
 		s->last_merged_time = c->last_time;
 	cursor_load(s, i, sb);
@@ -147,13 +144,10 @@ static int __attribute__((noinline)) slow_one(struct perfring_session *s, uint32
 					     struct pr_sbuf *sb, bool *stop)
 {
 	struct pr_cpu *c = &s->cpu[i];
-	uint64_t records;
 	int step;
 
 	hot_store(c, &s->cur[i].k);
-	records = c->st.records;
 	step = pr_slow_step(s, c, NULL);
-	s->merged_records += c->st.records - records;
 	cursor_load(s, i, sb);
 	if (step & STEP_STOP)
 		*stop = true;
@@ -176,16 +170,29 @@ step(struct perfring_session *s, uint32_t i, uint64_t key, struct pr_sbuf *sb, b
 	u->k.tail += h->size;
 	u->k.fast++;
 	u->k.last_time = sb->smp.time;
-	s->merged_records++;
 	fn = u->k.ev->fn;
 	if (fn && fn(&sb->smp, u->k.ev->ctx))
 		*stop = true;
 	return 1;
 }
 
+/* Records read so far from the rings in mask; merged_records is its growth,
+ * so the per-record steps need not count twice. */
+static uint64_t records_of(const struct perfring_session *s, const bool *mask)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < s->ncpu; i++)
+		if (!mask || mask[i])
+			sum += s->cpu[i].st.records;
+	return sum;
+}
+
 int pr_parse_merged(struct perfring_session *s, const bool *mask, bool *stopped)
 {
 	struct pr_sbuf sb = { .dirty = true };
+	uint64_t before = records_of(s, mask);
 	const struct pr_tree_ent *w;
 	uint32_t i, last = UINT32_MAX;
 	bool stop = false;
@@ -210,6 +217,7 @@ int pr_parse_merged(struct perfring_session *s, const bool *mask, bool *stopped)
 		hot_store(&s->cpu[i], &s->cur[i].k);
 		pr_end(&s->cpu[i]);
 	}
+	s->merged_records += records_of(s, mask) - before;
 	if (stopped)
 		*stopped = stop;
 	return n;
