@@ -19,10 +19,10 @@
  *   unordered  parse_for_cpu on each ring in turn: no ordering at all, the
  *              floor every ordered strategy is measured against (not part of
  *              the order check).
- * tree, linear and drain share deliver() and head_key(), which do what the
- * library does per record (id lookup, pr_decode_sample_fast, stats, the
- * event callback), so between them only the ordering strategy differs; tree
- * vs parse_all shows what draining runs in the fast loop saves.
+ * tree, linear and drain deliver each record through the library's general
+ * path (pr_dispatch, pr_key_of: id lookup, decode, stats, the event
+ * callback), so between them only the ordering strategy differs; tree vs
+ * parse_all shows what the cursors and the drained runs save.
  *
  * The callback reads the time and counts inversions; every run must deliver
  * all N records with none.
@@ -33,6 +33,7 @@
  * O(K) a record under fine interleaving.
  */
 #include "benchutil.h"
+#include "deliver.h"
 #include "event.h"
 #include "record.h"
 
@@ -90,104 +91,34 @@ static int on_sample(const struct perfring_sample *smp, void *ctx)
 
 /* ------------------------------------------------ per-record work */
 
-/* Same search as the library: the last hit first, then binary search. */
-static bool lookup(struct pr_cpu *c, uint64_t id, struct perfring_event **ev)
-{
-	size_t lo = 0, hi = c->nids, mid;
-
-	if (c->nids && c->last.id == id) {
-		*ev = c->last.ev;
-		return true;
-	}
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (c->ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == c->nids || c->ids[lo].id != id)
-		return false;
-	c->last = c->ids[lo];
-	*ev = c->last.ev;
-	return true;
-}
-
-static void deliver(struct pr_cpu *c, const struct perf_event_header *h)
-{
-	struct perfring_event *ev = NULL;
-	struct perfring_sample smp;
-
-	c->st.records++;
-	c->st.bytes += h->size;
-	if (h->type != PERF_RECORD_SAMPLE || h->size < 16 ||
-	    !lookup(c, pr_ld64((const uint8_t *)(h + 1)), &ev) || !ev) {
-		c->st.unknown++;
-		return;
-	}
-	smp.event = ev;
-	smp.cpu = c->cpu;
-	if (pr_decode_sample_fast(h, &ev->layout, &smp) < 0) {
-		c->st.corrupt++;
-		return;
-	}
-	c->st.samples++;
-	c->last_time = smp.time;
-	if (ev->fn)
-		ev->fn(&smp, ev->ctx);
-}
-
-/* A sample's time at its event's layout offset; anything else through the
- * generic reader, as the library's merge key does. */
+/* The library's general per-record path (deliver.h) serves every local
+ * strategy, so that between them only the ordering differs. */
 static uint64_t head_key(struct pr_cpu *c, const struct perf_event_header *h)
 {
-	struct perfring_event *ev = NULL;
-	uint64_t id;
-
-	if (!h)
-		return NO_KEY;
-	if (h->type == PERF_RECORD_SAMPLE && h->size >= 16 &&
-	    lookup(c, pr_ld64((const uint8_t *)(h + 1)), &ev) && ev) {
-		if (ev->layout.time >= 0 && h->size >= sizeof(*h) + ev->layout.fixed)
-			return pr_ld64((const uint8_t *)(h + 1) + ev->layout.time);
-		return 0;
-	}
-	if (pr_record_identifier(h, &id))
-		lookup(c, id, &ev);
-	return pr_record_time(h, ev ? ev->attr.sample_type : PR_SAMPLE_FORCED);
-}
-
-static const struct perf_event_header *peek(struct pr_cpu *c)
-{
-	enum pr_ring_err err;
-	const struct perf_event_header *h = pr_ring_peek(&c->ring, &err);
-
-	if (!h && err)
-		c->st.corrupt++;
-	return h;
+	return h ? pr_key_of(c, h) : NO_KEY;
 }
 
 /* Delivers ring i's head and moves on to its next record. */
 static void advance(struct heads *hd, size_t i)
 {
 	struct pr_cpu *c = &hd->s->cpu[i];
+	bool stop = false;
 
-	deliver(c, hd->h[i]);
+	pr_dispatch(hd->s, c, hd->h[i], &stop);
 	pr_ring_consume(&c->ring, hd->h[i]);
-	hd->h[i] = peek(c);
+	hd->h[i] = pr_peek(c);
 	hd->key[i] = head_key(c, hd->h[i]);
 }
 
 static void heads_begin(struct heads *hd)
 {
-	enum pr_ring_err err;
 	struct pr_cpu *c;
 	size_t i;
 
 	for (i = 0; i < hd->k; i++) {
 		c = &hd->s->cpu[i];
-		pr_ring_begin(&c->ring, &err);
-		hd->h[i] = peek(c);
+		pr_begin(c);
+		hd->h[i] = pr_peek(c);
 		hd->key[i] = head_key(c, hd->h[i]);
 	}
 }
@@ -197,7 +128,7 @@ static void heads_end(struct heads *hd)
 	size_t i;
 
 	for (i = 0; i < hd->k; i++)
-		pr_ring_end(&hd->s->cpu[i].ring);
+		pr_end(&hd->s->cpu[i]);
 }
 
 /* ------------------------------------------------- the strategies */
