@@ -17,7 +17,7 @@ core_libperfring_core_la_SOURCES = \
 	core/session.c core/session.h \
 	core/open.c \
 	core/deliver.c core/deliver.h \
-	core/drain.c core/drain.h \
+	core/drain.c core/drain.h core/hot.h \
 	core/merged.c \
 	core/parse.c core/parse.h \
 	core/wait.c \
