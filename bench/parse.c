@@ -231,11 +231,17 @@ static double one_rep(struct bed *bed, enum method m)
 	return ok ? (double)(t1 - t0) / ((double)bed->records * bed->passes) : -1;
 }
 
-/* Medians per method; the methods alternate inside each repetition so
- * that drift on this shared machine hits all of them alike. */
-static int measure(struct bed *bed, double med[M__N])
+/* Per method: the median ns a record, and the median over repetitions of
+ * its time over the walk's in the same repetition. The methods alternate
+ * inside each repetition, so drift on this shared machine hits the walk and
+ * the method it is compared with alike. */
+struct result {
+	double ns[M__N], x[M__N];
+};
+
+static int measure(struct bed *bed, struct result *res)
 {
-	double v[M__N][REPS];
+	double v[M__N][REPS], x[REPS];
 	int r, m;
 
 	for (r = 0; r < REPS; r++) {
@@ -248,24 +254,28 @@ static int measure(struct bed *bed, double med[M__N])
 			}
 		}
 	}
-	for (m = 0; m < M__N; m++)
-		med[m] = bench_median(v[m], REPS);
+	for (m = 0; m < M__N; m++) {
+		for (r = 0; r < REPS; r++)
+			x[r] = v[m][r] / v[M_WALK][r];
+		res->ns[m] = bench_median(v[m], REPS);
+		res->x[m] = bench_median(x, REPS);
+	}
 	return 0;
 }
 
-static void report(const struct bed *bed, const char *where, const double med[M__N])
+static void report(const struct bed *bed, const char *where, const struct result *res)
 {
 	int m;
 
 	for (m = 0; m < M__N; m++)
 		bench_out("| %s | %zu B | %s | %s | %.2f | %.1f | %.2f |\n", bed->w->name,
-			  bed->rec_size, where, method_name[m], med[m], 1e3 / med[m],
-			  med[m] / med[M_WALK]);
+			  bed->rec_size, where, method_name[m], res->ns[m], 1e3 / res->ns[m],
+			  res->x[m]);
 }
 
-/* One workload on one ring size; med gets the medians. */
+/* One workload on one ring size. */
 static int run(const struct workload *w, uint64_t ring_bytes, const char *where,
-	       double med[M__N])
+	       struct result *res)
 {
 	struct bed bed;
 	int err;
@@ -275,9 +285,9 @@ static int run(const struct workload *w, uint64_t ring_bytes, const char *where,
 	if (bed.rec_size != w->want_size)
 		fprintf(stderr, "%s: record is %zu B, wanted %zu B\n", w->name, bed.rec_size,
 			w->want_size);
-	err = measure(&bed, med);
+	err = measure(&bed, res);
 	if (!err)
-		report(&bed, where, med);
+		report(&bed, where, res);
 	bench_session_free(&bed.b);
 	return err;
 }
@@ -285,21 +295,20 @@ static int run(const struct workload *w, uint64_t ring_bytes, const char *where,
 #define NW (sizeof(workloads) / sizeof(workloads[0]))
 
 /* The target is on the 64 MiB ring: decode within 2x of the walk. */
-static void report_target(double cold[NW][M__N])
+static void report_target(const struct result cold[NW])
 {
 	size_t i;
 
 	bench_out("\nTarget (cold 64 MiB ring: parse_for_cpu within 2x of the bare walk):");
 	for (i = 0; i < NW; i++)
-		bench_out(" %s %.2f (%s; pull %.2f)%s", workloads[i].name,
-			  cold[i][M_PARSE] / cold[i][M_WALK],
-			  cold[i][M_PARSE] <= 2 * cold[i][M_WALK] ? "met" : "MISSED",
-			  cold[i][M_PULL] / cold[i][M_WALK], i + 1 < NW ? ";" : ".\n");
+		bench_out(" %s %.2f (%s; pull %.2f)%s", workloads[i].name, cold[i].x[M_PARSE],
+			  cold[i].x[M_PARSE] <= 2 ? "met" : "MISSED", cold[i].x[M_PULL],
+			  i + 1 < NW ? ";" : ".\n");
 }
 
 int main(int argc, char **argv)
 {
-	double cold[NW][M__N] = { { 0 } }, hot[M__N];
+	struct result cold[NW] = { { { 0 }, { 0 } } }, hot;
 	size_t i;
 	int err;
 
@@ -308,7 +317,8 @@ int main(int argc, char **argv)
 			strerror(-err));
 	if ((err = bench_out_open("bench/parse: decode speed, synthetic rings", argc, argv)))
 		return 1;
-	bench_out("Median of %d repetitions of this thread's CPU time, pinned to CPU 0. cold: "
+	bench_out("Median of %d repetitions of this thread's CPU time, pinned to CPU 0; x walk "
+		  "is the median of each repetition's time over the walk's in that repetition. cold: "
 		  "one pass over a 64 MiB ring; hot: 256 passes over a 256 KiB ring (same "
 		  "record count, cache-resident). The callback (pull: the loop) reads one "
 		  "field: the RAW u32, the time, or callchain[0].\n\n", REPS);
@@ -317,9 +327,9 @@ int main(int argc, char **argv)
 	for (i = 0; !err && i < NW; i++) {
 		if (WORKLOAD >= 0 && i != (size_t)WORKLOAD)
 			continue;
-		err = run(&workloads[i], COLD_BYTES, "cold", cold[i]);
+		err = run(&workloads[i], COLD_BYTES, "cold", &cold[i]);
 		if (!err)
-			err = run(&workloads[i], HOT_BYTES, "hot", hot);
+			err = run(&workloads[i], HOT_BYTES, "hot", &hot);
 	}
 	if (err) {
 		fprintf(stderr, "bench/parse: %s\n", strerror(-err));
