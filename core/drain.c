@@ -101,21 +101,18 @@ int pr_pull(struct pr_cpu *c, struct perfring_sample *smp, struct perfring_recor
 {
 	struct pr_ring *r = &c->ring;
 	const struct perf_event_header *h = (const void *)(r->data + (r->tail & (r->size - 1)));
-	struct perfring_event *ev = c->last.ev;
-	struct hot k = { .tail = r->tail, .id = c->last.id, .ev = ev };
+	struct hot k;
 	int kind;
 
-	k.end = (r->tail & 7) ? r->tail : r->tail - (r->tail & (r->size - 1)) + r->size;
-	if (r->head < k.end)
-		k.end = r->head;
+	hot_from(c, &k);
 	/* The caller's sample may hold anything: the full decode, which
 	 * writes every field. */
-	if (r->tail != k.end && hot_fits(&k, h) && pr_decode_sample_fast(h, &ev->layout, smp) == 0) {
-		smp->event = ev;
-		r->tail += h->size;
-		c->st.records++;
-		c->st.samples++;
-		c->st.bytes += h->size;
+	if (k.tail != k.end && hot_fits(&k, h) &&
+	    pr_decode_sample_fast(h, &k.ev->layout, smp) == 0) {
+		smp->event = k.ev;
+		k.tail += h->size;
+		k.fast = 1;
+		hot_store(c, &k);
 		return PERFRING_NEXT_SAMPLE;
 	}
 	while ((h = pr_peek(c))) {

@@ -35,7 +35,8 @@ static inline void pr_sbuf_ready(struct pr_sbuf *sb, struct perfring_event *ev)
 	sb->smp.event = ev;
 }
 
-static inline void hot_load(struct pr_cpu *c, struct hot *k, struct pr_sbuf *sb)
+/* Takes c's ring position and last event into k. */
+static inline void hot_from(const struct pr_cpu *c, struct hot *k)
 {
 	uint64_t wrap;
 
@@ -48,6 +49,12 @@ static inline void hot_load(struct pr_cpu *c, struct hot *k, struct pr_sbuf *sb)
 	k->last_time = c->last_time;
 	k->id = c->last.id;
 	k->ev = c->last.ev;
+}
+
+/* hot_from, and sb readied for samples of k->ev on c. */
+static inline void hot_load(struct pr_cpu *c, struct hot *k, struct pr_sbuf *sb)
+{
+	hot_from(c, k);
 	pr_sbuf_ready(sb, k->ev);
 	sb->smp.cpu = c->cpu;
 }

@@ -68,9 +68,14 @@ static int bounded_ms(const struct loop *l, int64_t want_ns)
 	return left > INT_MAX ? INT_MAX : (int)left;
 }
 
+static struct timespec ts_of_ms(uint32_t ms)
+{
+	return (struct timespec){ (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+}
+
 static void sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	struct timespec ts = ts_of_ms((uint32_t)ms);
 
 	nanosleep(&ts, NULL);
 }
@@ -124,8 +129,7 @@ static size_t note_ready(struct perfring_session *s, const struct epoll_event *e
  * next loop at once. */
 static void arm_flush(struct perfring_session *s, uint32_t ms)
 {
-	struct timespec t = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
-	struct itimerspec its = { t, t };
+	struct itimerspec its = { ts_of_ms(ms), ts_of_ms(ms) };
 	uint64_t ticks;
 
 	timerfd_settime(s->tfd, 0, &its, NULL);
