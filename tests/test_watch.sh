@@ -17,6 +17,7 @@ command -v timeout >/dev/null && TO="timeout -k 5 60"
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_watch.XXXXXX") || exit 1
 SOCK="$T/tmux"      # a private tmux server, its socket removed with $T
 BG=""
+U=""                # a copy of the program for nobody, when needed
 
 cleanup() {
 	tmux -S "$SOCK" kill-server 2>/dev/null
@@ -25,6 +26,7 @@ cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	rm -rf "$T"
+	[ -n "$U" ] && rm -rf "$U"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
@@ -213,27 +215,49 @@ check "a command killed by SIGKILL gives 137; one that cannot run gives 127" \
 	'[ $rc1 = 137 ] && [ $rc2 = 127 ] && grep -q "cannot run /nonexistent/command" "$T/err"'
 
 # ------------------------------------------------------- unprivileged
-if command -v setpriv >/dev/null &&
-	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$W"; then
-	$TO setpriv --reuid=65534 --regid=65534 --clear-groups "$W" -d 1 >"$T/out" 2>"$T/err"
+# A build tree inside a private directory (a clean clone under mktemp -d is
+# 0700) hides the program and its libraries from nobody: then nobody runs a
+# copy of the real binary (behind libtool's wrapper) and of the libraries.
+NW="$W" NG="$G" NENV=""
+nobody_copy() {
+	U=$(mktemp -d "${TMPDIR:-/tmp}/test_watch_nobody.XXXXXX") || return 1
+	cp "$(dirname "$W")/.libs/perfring-watch" "$G" "$U/" || return 1
+	for d in core adapters/uv adapters/event adapters/ev; do
+		for l in "$top_builddir/$d/.libs/"*.so.0; do
+			[ ! -e "$l" ] || cp -L "$l" "$U/" || return 1
+		done
+	done
+	chmod -R a+rX "$U" || return 1
+	NW="$U/perfring-watch" NG="$U/getpid_n" NENV="LD_LIBRARY_PATH=$U"
+}
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups env $NENV "$@"
+}
+if command -v setpriv >/dev/null && ! as_nobody test -x "$W" &&
+	[ -x "$(dirname "$W")/.libs/perfring-watch" ]; then
+	nobody_copy
+fi
+if command -v setpriv >/dev/null && as_nobody test -x "$NW"; then
+	$TO setpriv --reuid=65534 --regid=65534 --clear-groups env $NENV "$NW" -d 1 \
+		>"$T/out" 2>"$T/err"
 	rc=$?
 	check "unprivileged, system-wide: exit 1 with the cause and the fix" \
 		'[ $rc = 1 ] && grep -q "Permission denied" "$T/err" && grep -q "run as root" "$T/err" &&
 		 [ ! -s "$T/out" ]'
-	$TO setpriv --reuid=65534 --regid=65534 --clear-groups "$W" -d 1 -s context-switches \
-		>"$T/out" 2>"$T/err"
+	$TO setpriv --reuid=65534 --regid=65534 --clear-groups env $NENV "$NW" -d 1 \
+		-s context-switches >"$T/out" 2>"$T/err"
 	rc=$?
 	check "unprivileged perf_event_open: the sentence names paranoid and CAP_PERFMON" \
 		'[ $rc = 1 ] && grep -q "perf_event_paranoid (now [0-9-]*)" "$T/err" &&
 		 grep -q "CAP_PERFMON" "$T/err"'
-	$TO setpriv --reuid=65534 --regid=65534 --clear-groups "$W" --json -d 2 -- "$G" 10 5 \
-		>"$T/out" 2>"$T/err"
+	$TO setpriv --reuid=65534 --regid=65534 --clear-groups env $NENV "$NW" --json -d 2 -- \
+		"$NG" 10 5 >"$T/out" 2>"$T/err"
 	rc=$?
 	check "unprivileged with COMMAND: user-only fallback, said so, command's status" \
 		'[ $rc = 5 ] && [ "$(jq -r "select(.type == \"start\") | .user_only" "$T/out")" = true ] &&
 		 grep -q "user-only" "$T/err" && [ "$(json_get command_status)" = 5 ]'
 else
-	for t in 1 2 3; do skip "unprivileged run" "setpriv missing or nobody cannot run $W"; done
+	for t in 1 2 3; do skip "unprivileged run" "setpriv missing or nobody cannot run $NW"; done
 fi
 
 # ------------------------------------------------------------ TTY
