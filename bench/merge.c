@@ -9,7 +9,9 @@
  * and read in time order four ways:
  *   parse_all  the library's perfring_session_parse_all(): a loser tree
  *              picks the oldest ring, whose run is then drained in the
- *              library's fast loop up to the runner-up's time;
+ *              library's fast loop up to the runner-up's time; when no
+ *              ring runs, batches of every ring's next records bucketed
+ *              by time (core/batch.c);
  *   tree       the same loser tree (pr_tree_*), one record a step, driven by
  *              this file's loop;
  *   linear     scan every ring's head for the oldest on every record

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include "cursor.h"
 #include "deliver.h"
-#include "hot.h"
 #include "parse.h"
 
 int __attribute__((noinline)) pr_slow_step(struct perfring_session *s, struct pr_cpu *c,
@@ -8,29 +8,48 @@ int __attribute__((noinline)) pr_slow_step(struct perfring_session *s, struct pr
 {
 	const struct perf_event_header *h = pr_peek(c);
 	bool stop = false;
+	uint64_t key;
 	int n;
 
 	if (!h)
 		return 0;
-	if (run && !within(run, pr_key_of(c, h)))
-		return STEP_BOUND;
+	if (run) {
+		key = pr_key_of(c, h);
+		if (!within(run, key))
+			return STEP_BOUND;
+		pr_note_late(s, c, key);
+	}
 	n = pr_dispatch(s, c, h, &stop);
 	pr_ring_consume(&c->ring, h);
 	return (n ? STEP_SAMPLE : 0) | (stop ? STEP_STOP : 0);
 }
 
-/* Delivers c's records up to its snapshot head: at most max (0 = all), and
- * in a run only those that sort before its bound. The common record, a
- * sample of the same event as the last one, is decoded inline. Always
- * inlined, so each caller gets a copy without the checks it does not need. */
+/* A merge run's late count and newest time, kept in registers, to *s. */
+static inline void run_flush(struct perfring_session *s, struct pr_cpu *c,
+			     const struct pr_run *run, uint64_t newest, uint64_t *late)
+{
+	if (!run)
+		return;
+	c->st.late += *late;
+	*late = 0;
+	s->last_merged_time = newest;
+}
+
+/* Delivers c's records up to its snapshot head: at most max (0 = all). In a
+ * merge run (run set) it counts late records as the merge does, and when
+ * bounded delivers only those that sort before the run's bound. The common
+ * record, a sample of the same event as the last one, is decoded inline.
+ * Always inlined, so each caller gets a copy without the checks it does not
+ * need. */
 static inline __attribute__((always_inline)) int
 drain_loop(struct perfring_session *s, struct pr_cpu *c, uint32_t max,
-	   const volatile bool *cancel, struct pr_run *run, struct pr_sbuf *sb, bool *stop)
+	   const volatile bool *cancel, struct pr_run *run, bool bounded, struct pr_sbuf *sb,
+	   bool *stop)
 {
 	const uint8_t *data = c->ring.data;
 	const uint64_t mask = c->ring.size - 1, head = c->ring.head;
 	const struct perf_event_header *h;
-	uint64_t left = max;
+	uint64_t left = max, newest = s->last_merged_time, late = 0;
 	perfring_sample_fn fn;
 	struct hot k;
 	int n = 0, step;
@@ -41,7 +60,9 @@ drain_loop(struct perfring_session *s, struct pr_cpu *c, uint32_t max,
 		if (__builtin_expect(!hot_take(&k, h, &sb->smp), 0)) {
 			hot_store(c, &k);
 			n += (int)k.fast;
+			run_flush(s, c, run, newest, &late);
 			step = pr_slow_step(s, c, run);
+			newest = s->last_merged_time;
 			hot_load(c, &k, sb);
 			n += step & STEP_SAMPLE;
 			if (step & STEP_STOP)
@@ -50,8 +71,13 @@ drain_loop(struct perfring_session *s, struct pr_cpu *c, uint32_t max,
 				break;
 			continue;
 		}
-		if (run && !within(run, sb->smp.time))
-			break;
+		if (run) {
+			if (bounded && !within(run, sb->smp.time))
+				break;
+			/* As pr_note_late, in registers. */
+			late += sb->smp.time < newest;
+			newest = sb->smp.time > newest ? sb->smp.time : newest;
+		}
 		k.tail += h->size;
 		k.fast++;
 		k.last_time = sb->smp.time;
@@ -60,10 +86,12 @@ drain_loop(struct perfring_session *s, struct pr_cpu *c, uint32_t max,
 			goto stopped;
 	}
 	hot_store(c, &k);
+	run_flush(s, c, run, newest, &late);
 	return n + (int)k.fast;
 stopped:
 	*stop = true;
 	hot_store(c, &k);
+	run_flush(s, c, run, newest, &late);
 	return n + (int)k.fast;
 }
 
@@ -76,9 +104,9 @@ int pr_parse_ring(struct perfring_session *s, struct pr_cpu *c, uint32_t max, bo
 
 	pr_begin(c);
 	if (!max && !cancel)
-		n = drain_loop(s, c, 0, NULL, NULL, &sb, &stop);
+		n = drain_loop(s, c, 0, NULL, NULL, false, &sb, &stop);
 	else
-		n = drain_loop(s, c, max, cancel, NULL, &sb, &stop);
+		n = drain_loop(s, c, max, cancel, NULL, false, &sb, &stop);
 	pr_end(c);
 	if (more)
 		*more = c->ring.tail != c->ring.head;
@@ -90,8 +118,8 @@ int pr_drain_run(struct perfring_session *s, struct pr_cpu *c, struct pr_run *ru
 {
 	/* Nothing else left to merge with: the plain loop, without bound checks. */
 	if (run->bound.idx >= PR_TREE_DONE)
-		return drain_loop(s, c, 0, NULL, NULL, sb, stop);
-	return drain_loop(s, c, 0, NULL, run, sb, stop);
+		return drain_loop(s, c, 0, NULL, run, false, sb, stop);
+	return drain_loop(s, c, 0, NULL, run, true, sb, stop);
 }
 
 /* The pull form's next record. One record a call leaves nothing to keep in

@@ -69,26 +69,38 @@ static inline void hot_store(struct pr_cpu *c, const struct hot *k)
 	c->st.bytes += k->tail - k->tail0;
 }
 
-/* A fixed shape writes only its own fields; the rest stay zero (pr_sbuf). */
-static inline bool hot_decode(const struct hot *k, const struct perf_event_header *h,
-			      struct perfring_sample *smp)
+/* A sample of the event with layout l. A fixed shape writes only its own
+ * fields; the rest stay zero (pr_sbuf). */
+static inline bool pr_decode_laid(const struct pr_layout *l, const struct perf_event_header *h,
+				  struct perfring_sample *smp)
 {
-	const struct pr_layout *l = &k->ev->layout;
-
 	if (l->shape != PR_SHAPE_ANY)
 		return pr_decode_shaped(h, (enum pr_shape)l->shape, smp) == 0;
 	return pr_decode_sample_fast(h, l, smp) == 0;
 }
 
-/* A sample of k->ev, 8-aligned, at least header + IDENTIFIER, wholly before
- * k->end. The tail's alignment comes first: only then does the 8-byte header
- * lie inside the data area. With size a multiple of 8 and tail aligned,
- * `tail + size <= end` is all that pr_ring_peek checks. */
+static inline bool hot_decode(const struct hot *k, const struct perf_event_header *h,
+			      struct perfring_sample *smp)
+{
+	return pr_decode_laid(&k->ev->layout, h, smp);
+}
+
+/* A sample with IDENTIFIER id, of at least min bytes (min >= 16: header +
+ * IDENTIFIER), a multiple of 8, wholly before end. h is at tail, which must
+ * be 8-aligned and below end: only then does its header lie inside the data
+ * area. With size a multiple of 8 and tail aligned, `tail + size <= end` is
+ * all that pr_ring_peek checks. */
+static inline bool pr_sample_fits(const struct perf_event_header *h, uint64_t tail, uint64_t end,
+				  uint32_t min, uint64_t id)
+{
+	return !(h->size & 7) && h->size >= min && tail + h->size <= end &&
+	       h->type == PERF_RECORD_SAMPLE && pr_ld64((const uint8_t *)(h + 1)) == id;
+}
+
+/* A sample of k->ev, at least header + IDENTIFIER, wholly before k->end. */
 static inline bool hot_fits(const struct hot *k, const struct perf_event_header *h)
 {
-	return !(k->tail & 7) && !(h->size & 7) && h->size >= 16 && k->tail + h->size <= k->end &&
-	       h->type == PERF_RECORD_SAMPLE && k->ev &&
-	       pr_ld64((const uint8_t *)(h + 1)) == k->id;
+	return !(k->tail & 7) && k->ev && pr_sample_fits(h, k->tail, k->end, 16, k->id);
 }
 
 /* The fast path's record, decoded into smp. */

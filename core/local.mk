@@ -18,6 +18,7 @@ core_libperfring_core_la_SOURCES = \
 	core/open.c \
 	core/deliver.c core/deliver.h \
 	core/drain.c core/drain.h core/hot.h \
+	core/batch.c core/batch.h core/cursor.h \
 	core/merged.c \
 	core/parse.c core/parse.h \
 	core/wait.c \

@@ -5,26 +5,25 @@
  * per-CPU runs cost what one ring costs. Otherwise each record is one step
  * over a pr_cursor, which holds all a step needs of its ring, so that
  * finely interleaved rings cost a decode and a tree replay a record and no
- * walk through struct pr_cpu. */
+ * walk through struct pr_cpu. When the steps go on without runs, the merge
+ * switches to batches (batch.c), which need no replay at all. */
+#include "batch.h"
+#include "cursor.h"
 #include "deliver.h"
-#include "hot.h"
 #include "parse.h"
 #include "sys.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
-struct pr_cursor {
-	struct hot k;
-	const uint8_t *data;
-	uint64_t mask;
-	bool ready; /* the record at k.tail passed fast_key: a sample of k.ev */
-} __attribute__((aligned(64)));
-
 int pr_merge_init(struct perfring_session *s)
 {
+	int err = 0;
+
 	s->cur = pr_calloc(s->ncpu ? s->ncpu : 1, sizeof(*s->cur));
-	if (!s->cur || pr_tree_init(&s->tree, (uint32_t)s->ncpu)) {
+	if (s->cur)
+		s->batch = pr_batch_new((uint32_t)s->ncpu, &err);
+	if (!s->cur || err || pr_tree_init(&s->tree, (uint32_t)s->ncpu)) {
 		pr_merge_free(s);
 		return -ENOMEM;
 	}
@@ -35,15 +34,9 @@ void pr_merge_free(struct perfring_session *s)
 {
 	free(s->cur);
 	s->cur = NULL;
+	pr_batch_free(s->batch);
+	s->batch = NULL;
 	pr_tree_free(&s->tree);
-}
-
-static void note_late(struct perfring_session *s, struct pr_cpu *c, uint64_t t)
-{
-	if (t < s->last_merged_time)
-		c->st.late++;
-	else
-		s->last_merged_time = t;
 }
 
 static void cursor_load(struct perfring_session *s, uint32_t i, struct pr_sbuf *sb)
@@ -56,19 +49,11 @@ static void cursor_load(struct perfring_session *s, uint32_t i, struct pr_sbuf *
 	u->ready = false;
 }
 
-/* Checks the record at the cursor as hot_take would, short of decoding it,
- * and reads its time where its layout puts it. false: ask slow_key. */
+/* The head's time if the fast path takes it. false: ask slow_key. */
 static inline bool fast_key(struct pr_cursor *u, uint64_t *key)
 {
-	const struct perf_event_header *h;
-
-	if (u->k.tail >= u->k.end)
+	if (u->k.tail >= u->k.end || !pr_fast_key(&u->k, pr_cursor_at(u, u->k.tail), key))
 		return false;
-	h = (const struct perf_event_header *)(u->data + (u->k.tail & u->mask));
-	/* l->time >= 0: every event's sample_type has TIME (PR_SAMPLE_FORCED). */
-	if (!hot_fits(&u->k, h) || h->size < sizeof(*h) + u->k.ev->layout.fixed)
-		return false;
-	*key = pr_ld64((const uint8_t *)(h + 1) + u->k.ev->layout.time);
 	u->ready = true;
 	return true;
 }
@@ -82,10 +67,9 @@ static bool __attribute__((noinline)) slow_key(struct perfring_session *s, uint3
 
 	hot_store(&s->cpu[i], &s->cur[i].k);
 	h = pr_peek(&s->cpu[i]);
+	/* A record without a time has key 0: it goes as soon as its ring is
+	 * next, before every head, and never counts late (pr_note_late). */
 	*key = h ? pr_key_of(&s->cpu[i], h) : 0;
-	/* A record without a time goes now: it neither waits nor counts late. */
-	if (!*key)
-		*key = s->last_merged_time;
 	cursor_load(s, i, sb);
 	return h != NULL;
 }
@@ -107,7 +91,10 @@ head_key(struct perfring_session *s, uint32_t i, struct pr_sbuf *sb, bool build)
 		pr_tree_update(&s->tree, i, key, live);
 }
 
-static void fill_tree(struct perfring_session *s, const bool *mask, struct pr_sbuf *sb)
+/* Every ring's head into the tree; first (at a parse's start): each ring's
+ * snapshot is taken (pr_begin) and its cursor loaded too. */
+static void fill_tree(struct perfring_session *s, const bool *mask, struct pr_sbuf *sb,
+		      bool first)
 {
 	uint32_t i;
 
@@ -116,11 +103,32 @@ static void fill_tree(struct perfring_session *s, const bool *mask, struct pr_sb
 			pr_tree_set(&s->tree, i, 0, false);
 			continue;
 		}
-		pr_begin(&s->cpu[i]);
-		cursor_load(s, i, sb);
+		if (first) {
+			pr_begin(&s->cpu[i]);
+			cursor_load(s, i, sb);
+		}
 		head_key(s, i, sb, true);
 	}
 	pr_tree_build(&s->tree);
+}
+
+/* Tries a batch once the steps have gone on for b->wait without a run; a
+ * refusal (a slow head, skewed times, too few records) doubles the wait. */
+static int batch(struct perfring_session *s, const bool *mask, struct pr_sbuf *sb,
+		 bool *stop)
+{
+	const struct pr_tree_ent *w = pr_tree_winner(&s->tree);
+	struct pr_batch *b = s->batch;
+	int n = w ? pr_batch_run(s, mask, w->key, sb, stop) : -1;
+
+	if (n < 0) {
+		b->wait = !b->wait ? b->after : b->wait < b->wait_max / 2 ? b->wait * 2 : b->wait_max;
+		return 0;
+	}
+	b->wait = 0; /* the stream suits batches: the next one right away */
+	if (!*stop)
+		fill_tree(s, mask, sb, false);
+	return n;
 }
 
 /* Ring i won twice in a row: its whole run through the drain loop. */
@@ -133,8 +141,6 @@ static int __attribute__((noinline)) run(struct perfring_session *s, uint32_t i,
 
 	hot_store(c, &s->cur[i].k);
 	n = pr_drain_run(s, c, &r, sb, stop);
-	if (c->last_time > s->last_merged_time)
-		s->last_merged_time = c->last_time;
 	cursor_load(s, i, sb);
 	return n;
 }
@@ -162,8 +168,8 @@ step(struct perfring_session *s, uint32_t i, uint64_t key, struct pr_sbuf *sb, b
 	const struct perf_event_header *h;
 	perfring_sample_fn fn;
 
-	note_late(s, &s->cpu[i], key);
-	h = (const struct perf_event_header *)(u->data + (u->k.tail & u->mask));
+	pr_note_late(s, &s->cpu[i], key);
+	h = pr_cursor_at(u, u->k.tail);
 	pr_sbuf_ready(sb, u->k.ev);
 	if (!u->ready || !hot_decode(&u->k, h, &sb->smp))
 		return slow_one(s, i, sb, stop);
@@ -194,22 +200,29 @@ int pr_parse_merged(struct perfring_session *s, const bool *mask, bool *stopped)
 	struct pr_sbuf sb = { .dirty = true };
 	uint64_t before = records_of(s, mask);
 	const struct pr_tree_ent *w;
-	uint32_t i, last = UINT32_MAX;
+	uint32_t i, last = UINT32_MAX, steps = 0;
 	bool stop = false;
 	int n = 0;
 
-	fill_tree(s, mask, &sb);
+	fill_tree(s, mask, &sb, true);
 	while (!stop && (w = pr_tree_winner(&s->tree))) {
 		i = w->idx;
 		if (i == last) {
 			n += run(s, i, &sb, &stop);
 			last = UINT32_MAX;
+			steps = 0;
 		} else {
 			n += step(s, i, w->key, &sb, &stop);
 			last = i;
+			steps++;
 		}
 		if (!stop)
 			head_key(s, i, &sb, false);
+		if (!stop && s->batch && steps >= s->batch->wait) {
+			n += batch(s, mask, &sb, &stop);
+			last = UINT32_MAX;
+			steps = 0;
+		}
 	}
 	for (i = 0; i < s->ncpu; i++) {
 		if (mask && !mask[i])

@@ -54,6 +54,7 @@ struct perfring_session {
 	int tfd;                    /* wakeup mode: the flush timer (timerfd) */
 	struct pr_tree tree;         /* the merge over every CPU */
 	struct pr_cursor *cur;      /* the merge's reading state, a line per CPU */
+	struct pr_batch *batch;     /* the merge's batches; NULL: one ring */
 	uint64_t last_merged_time;
 	uint64_t merged_records;    /* records read by merged parses, ever */
 	char err[PR_ERR_LEN];

@@ -2,10 +2,11 @@
 /*
  * libFuzzer target for the parse loops: drain.c (the fast per-ring loop and
  * its slow step), merged.c (the loser-tree merge, its cursors and runs),
+ * batch.c (the merge's batches),
  * deliver.c and parse.c, over a started synthetic session of 1 to 8 rings
  * (bench_session_synthetic) whose bytes, heads and tails come from the input.
  *
- * fuzz-sources: bench/benchutil.c tests/synth.c core/sys.c core/error.c core/ring.c core/record.c core/merge.c core/cpulist.c core/tracefs.c core/event.c core/session.c core/open.c core/deliver.c core/drain.c core/merged.c core/parse.c
+ * fuzz-sources: bench/benchutil.c tests/synth.c core/sys.c core/error.c core/ring.c core/record.c core/merge.c core/cpulist.c core/tracefs.c core/event.c core/session.c core/open.c core/deliver.c core/drain.c core/batch.c core/merged.c core/parse.c
  *
  * Input layout (little endian), see also gen_parse_corpus.c:
  *
@@ -18,7 +19,9 @@
  *           FZ_NO_SAMPLE_CB, FZ_AUTO_HEAD
  *   4  u8   stop: every stop-th callback returns non-zero (0: none does)
  *   5  u8   the script runs 1 + byte % 4 times
- *   6  u16  unused
+ *   6  u8   bit 0: the merge tries a batch after every step, whatever its
+ *           size (else only after long stretches without runs, as in use)
+ *   7  u8   unused
  *   8  u64  base, added to every ring's tail (to reach 2^64 wrap-around)
  *   16 8 x  script steps of two bytes a, b:
  *             a & 3: 0 parse_for_cpu_n(max b; b = 0 and a & 0x40: parse_for_cpu),
@@ -61,6 +64,7 @@
 #include <string.h>
 
 #include "../bench/benchutil.h"
+#include "batch.h"
 #include "parse.h"
 #include "record.h"
 
@@ -103,7 +107,7 @@ struct fz {
 };
 
 static struct fz fz;
-static uint64_t total_samples, total_records, total_inputs;
+static uint64_t total_samples, total_records, total_inputs, total_batched;
 
 static uint64_t rd64(const uint8_t *p)
 {
@@ -131,9 +135,10 @@ static uint16_t rd16(const uint8_t *p)
 
 static void report(void)
 {
-	fprintf(stderr, "fuzz_parse: %llu inputs, %llu samples and %llu records delivered\n",
-		(unsigned long long)total_inputs, (unsigned long long)total_samples,
-		(unsigned long long)total_records);
+	fprintf(stderr, "fuzz_parse: %llu inputs, %llu samples and %llu records delivered, "
+		"%llu samples in merge batches\n", (unsigned long long)total_inputs,
+		(unsigned long long)total_samples, (unsigned long long)total_records,
+		(unsigned long long)total_batched);
 }
 
 /* ------------------------------------------------ where a record lies */
@@ -668,6 +673,10 @@ static bool setup(struct fz *f, const uint8_t *in, size_t n)
 				    (f->flags & FZ_NO_SAMPLE_CB) ? NULL : on_sample, f))
 		return false;
 	f->st = bench_sample_type(&f->b);
+	if ((in[6] & 1) && f->b.s->batch) {
+		f->b.s->batch->after = f->b.s->batch->wait = f->b.s->batch->wait_max = 1;
+		f->b.s->batch->min_total = 1;
+	}
 	if (!(f->flags & FZ_NO_REC_CB)) {
 		/* set_record_callback refuses once started, and this one is. */
 		f->b.s->rec_fn = on_record;
@@ -908,6 +917,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)
 		for (i = 0; i < FZ_STEPS; i++)
 			step(&fz, in + 16 + 2 * i);
 	drain_and_check(&fz);
+	if (fz.b.s->batch)
+		total_batched += fz.b.s->batch->records;
 	bench_session_free(&fz.b);
 	return 0;
 }

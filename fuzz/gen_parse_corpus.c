@@ -117,12 +117,28 @@ static void raw(size_t ring, const uint8_t *rec, size_t len)
 	sd.len[ring] += len;
 }
 
-/* Every ring's part is as long as the longest: nop ops, or zeros past head. */
+static void write_seed(const char *name, const char *suffix, size_t max)
+{
+	char path[512];
+	size_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s%s", out_dir, name, suffix);
+	f = fopen(path, "wb");
+	if (!f || fwrite(sd.hdr, 1, FZ_HDR, f) != FZ_HDR)
+		die(path);
+	for (i = 0; i < sd.nrings; i++)
+		if (fwrite(sd.part[i], 1, max, f) != max)
+			die(path);
+	if (fclose(f))
+		die(path);
+}
+
+/* Every ring's part is as long as the longest: nop ops, or zeros past head.
+ * Each seed comes twice: as is, and with the merge batching at every step. */
 static void emit(const char *name)
 {
 	size_t max = 0, i;
-	char path[512];
-	FILE *f;
 
 	for (i = 0; i < sd.nrings; i++)
 		max = sd.len[i] > max ? sd.len[i] : max;
@@ -132,15 +148,10 @@ static void emit(const char *name)
 				op(i, OP_NOP, 0, 0);
 			else
 				sd.part[i][sd.len[i]++] = 0;
-	snprintf(path, sizeof(path), "%s/%s", out_dir, name);
-	f = fopen(path, "wb");
-	if (!f || fwrite(sd.hdr, 1, FZ_HDR, f) != FZ_HDR)
-		die(path);
-	for (i = 0; i < sd.nrings; i++)
-		if (fwrite(sd.part[i], 1, max, f) != max)
-			die(path);
-	if (fclose(f))
-		die(path);
+	write_seed(name, "", max);
+	sd.hdr[6] |= 1;
+	write_seed(name, "-batch", max);
+	sd.hdr[6] &= (uint8_t)~1u;
 }
 
 /* ---------------------------------------------------- described seeds */

@@ -31,7 +31,8 @@ tests_libkutil_la_SOURCES = tests/kutil.c tests/kutil.h
 tests_libkutil_la_CFLAGS = $(TEST_CFLAGS)
 
 UNIT_TESTS = tests/test_ring tests/test_record tests/test_cpulist tests/test_tracefs \
-	tests/test_field tests/test_merge tests/test_merged tests/test_drain tests/test_opts
+	tests/test_field tests/test_merge tests/test_merged tests/test_batch tests/test_drain \
+	tests/test_opts
 KERNEL_TESTS = tests/test_kernel_session tests/test_kernel_wakeup tests/test_kernel_level2
 check_PROGRAMS += $(UNIT_TESTS) $(KERNEL_TESTS)
 TESTS += $(UNIT_TESTS) $(KERNEL_TESTS)
@@ -58,6 +59,10 @@ tests_test_merged_SOURCES = tests/test_merged.c bench/benchutil.c bench/benchuti
 tests_test_merged_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/bench
 tests_test_merged_CFLAGS = $(TEST_CFLAGS)
 tests_test_merged_LDADD = tests/libsynth.la $(TEST_LDADD)
+tests_test_batch_SOURCES = tests/test_batch.c bench/benchutil.c bench/benchutil.h
+tests_test_batch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/bench
+tests_test_batch_CFLAGS = $(TEST_CFLAGS)
+tests_test_batch_LDADD = tests/libsynth.la $(TEST_LDADD)
 tests_test_drain_SOURCES = tests/test_drain.c bench/benchutil.c bench/benchutil.h
 tests_test_drain_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/bench
 tests_test_drain_CFLAGS = $(TEST_CFLAGS)

@@ -4,14 +4,17 @@
  * order, whatever the interleaving (fine, coarse, random runs, ties), the
  * sample shape (fixed-offset forced or tracepoint, or a general layout),
  * kernel records, unknown ids and malformed samples mixed in, records that
- * wrap, and callbacks that stop the parse anywhere. The merge keeps each ring's reading state in
- * a cursor and in struct pr_cpu in turn; these tests catch either going stale.
+ * wrap, and callbacks that stop the parse anywhere. The merge keeps each
+ * ring's reading state in a cursor and in struct pr_cpu in turn; these tests
+ * catch either going stale. Each test also runs as *_batch, with the merge
+ * trying a batch (core/batch.c) after every step.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "benchutil.h"
 
 #define MAXR 40
@@ -182,8 +185,10 @@ static void check(struct bench_session *b, struct seen *v, const struct plan *pl
 
 /* Writes TOTAL records in rounds as big as the rings take, parsing after
  * each round; small rings make records wrap. */
+/* batch: the merge tries a batch (batch.c) after every step, whatever its
+ * size, instead of only after long stretches without runs. */
 static void run(uint64_t sample_type, enum pattern p, size_t k, uint64_t ring_size,
-		uint64_t stop_every, bool ties)
+		uint64_t stop_every, bool ties, bool batch)
 {
 	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE,
 				     .config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1,
@@ -201,6 +206,10 @@ static void run(uint64_t sample_type, enum pattern p, size_t k, uint64_t ring_si
 	b.s->rec_fn = on_record;
 	b.s->rec_ctx = v;
 	b.s->rec_mask = PERFRING_REC_ALL;
+	if (batch && b.s->batch) {
+		b.s->batch->after = b.s->batch->wait = b.s->batch->wait_max = 1;
+		b.s->batch->min_total = 1;
+	}
 	while (j < TOTAL) {
 		r = ring_of(p, k, j, &rnd, &cur);
 		t = 1000 + (ties ? j / 3 : j); /* ties: three records a timestamp */
@@ -218,14 +227,15 @@ static void run(uint64_t sample_type, enum pattern p, size_t k, uint64_t ring_si
 	free(v);
 }
 
-#define SHAPES(name, st)                                                              \
-	Test(merged, name##_fine) { run(st, FINE, 5, 4096, 0, false); }              \
-	Test(merged, name##_coarse) { run(st, COARSE, 3, 4096, 0, false); }          \
-	Test(merged, name##_random) { run(st, RANDOM, 7, 4096, 0, false); }          \
-	Test(merged, name##_ties) { run(st, RANDOM, 4, 8192, 0, true); }             \
-	Test(merged, name##_stops) { run(st, RANDOM, 6, 4096, 13, false); }          \
-	Test(merged, name##_one_ring_stops) { run(st, FINE, 1, 4096, 7, false); }    \
-	Test(merged, name##_many_rings) { run(st, FINE, MAXR, 2048, 0, true); }
+#define SHAPES_OF(name, st, b)                                                        \
+	Test(merged, name##_fine) { run(st, FINE, 5, 4096, 0, false, b); }           \
+	Test(merged, name##_coarse) { run(st, COARSE, 3, 4096, 0, false, b); }       \
+	Test(merged, name##_random) { run(st, RANDOM, 7, 4096, 0, false, b); }       \
+	Test(merged, name##_ties) { run(st, RANDOM, 4, 8192, 0, true, b); }          \
+	Test(merged, name##_stops) { run(st, RANDOM, 6, 4096, 13, false, b); }       \
+	Test(merged, name##_one_ring_stops) { run(st, FINE, 1, 4096, 7, false, b); } \
+	Test(merged, name##_many_rings) { run(st, FINE, MAXR, 2048, 0, true, b); }
+#define SHAPES(name, st) SHAPES_OF(name, st, false) SHAPES_OF(name##_batch, st, true)
 
 SHAPES(forced, 0)
 SHAPES(tracepoint, PERF_SAMPLE_RAW)

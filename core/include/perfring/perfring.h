@@ -333,8 +333,8 @@ struct perfring_cpu_stats {
 	uint32_t max_fill_pct;  /**< highest ring fill seen at a read */
 	uint32_t hup;           /**< 1 once the fd reported POLLHUP/POLLERR: unwatch it */
 	uint64_t samples;       /**< PERF_RECORD_SAMPLE records delivered */
-	uint64_t late;          /**< merged parses: records older than one already
-	                             delivered from another CPU */
+	uint64_t late;          /**< merged parses: records older than one a merged
+	                             parse already delivered (see below) */
 	uint64_t unknown;       /**< records of unknown type or event, skipped */
 	uint64_t flushes;       /**< timer (flush/poll) passes that read this ring */
 };
@@ -347,12 +347,17 @@ PERFRING_API int perfring_session_cpu_stats(const struct perfring_session *s, in
 
 /*
  * Merged parses take a snapshot of every ring's head and deliver all records
- * up to it in non-decreasing time (a loser tree over the rings' next records;
- * equal times come out in CPU order; a record without a time, such as one of
- * an id the session does not own, goes out as soon as its ring is next, and is
- * not counted late). Across calls a record that was still being written at
- * the snapshot can come out after a newer record of another CPU; such records
- * are counted in stats.late.
+ * up to it in time order: each record delivered is the oldest of the rings'
+ * next records, equal times in CPU order, so the output is in non-decreasing
+ * time whenever each ring's own records are. A record without a time, such
+ * as one of an id the session does not own, goes out as soon as its ring is
+ * next. A record older than one a merged parse already delivered is counted
+ * in its CPU's stats.late: across calls, one that was still being written at
+ * the snapshot; within a call, one whose ring went back in time. How the
+ * order is found (a loser tree over the rings' next records; when the rings
+ * interleave finely, batches of every ring's next records placed into
+ * buckets by time) never changes it. A callback must not start another
+ * parse of its own session.
  */
 
 /** Drains what is in every ring now, time-ordered. Never blocks or sleeps. */

@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: MIT */
+/* Why a batch gives the tree's order: each ring's window is a run of fast
+ * records with non-decreasing times, and its bound is the smallest time its
+ * unread rest can still bring to the ring's head (the next record's time, or
+ * the window's last when the next one is not a fast record and so has no
+ * time we may read ahead). Every record below the smallest bound, t1, sorts
+ * before every record a window leaves, so the tree would deliver exactly
+ * those next, by (time, CPU), each ring in ring order.
+ *
+ * The records below t1 are then placed by time: bucket (time - lo) >> shift,
+ * each bucket a list in (time, CPU, ring) order. Reading the buckets in turn
+ * gives the batch in order, with no sort. A record past the last bucket ends
+ * its ring's window like any other bound; a list grown too long (times too
+ * skewed for the buckets) gives the batch up to the tree. shift follows the
+ * time between records, from one batch to the next. */
+#include "batch.h"
+#include "cursor.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BATCH_RECORDS 4096u /* a batch's records, read twice, stay in L2 */
+#define MIN_PER_RING 16u
+#define MIN_RINGS 2u
+#define LIST_MAX 16u        /* longer bucket lists end a window: skew */
+#define SKEW_TRIES 3u       /* smaller batches tried after a list too long */
+
+struct pr_batch *pr_batch_new(uint32_t n, int *err)
+{
+	struct pr_batch *b;
+
+	*err = 0;
+	if (n < MIN_RINGS)
+		return NULL;
+	b = pr_calloc(1, sizeof(*b));
+	if (!b)
+		goto nomem;
+	b->per_ring = BATCH_RECORDS / n > MIN_PER_RING ? BATCH_RECORDS / n : MIN_PER_RING;
+	b->cap = b->per_ring * n;
+	b->nb = (2 * b->cap + 63) / 64 * 64;
+	b->min_total = b->cap / 8;
+	b->after = b->wait = 64;
+	b->wait_max = 1u << 16;
+	b->in = pr_calloc(b->cap, sizeof(*b->in));
+	b->next = pr_calloc(b->cap, sizeof(*b->next));
+	b->slot = pr_calloc(b->nb, sizeof(*b->slot));
+	b->table = pr_calloc(b->nb, sizeof(*b->table));
+	b->bits = pr_calloc(b->nb / 64, sizeof(*b->bits));
+	b->multi = pr_calloc(b->nb / 64, sizeof(*b->multi));
+	b->start = pr_calloc(n, sizeof(*b->start));
+	b->len = pr_calloc(n, sizeof(*b->len));
+	b->late = pr_calloc(n, sizeof(*b->late));
+	b->done = pr_calloc(n, sizeof(*b->done));
+	if (b->in && b->next && b->slot && b->table && b->bits && b->multi && b->start && b->len &&
+	    b->late && b->done)
+		return b;
+	pr_batch_free(b);
+nomem:
+	*err = -ENOMEM;
+	return NULL;
+}
+
+void pr_batch_free(struct pr_batch *b)
+{
+	if (!b)
+		return;
+	free(b->in);
+	free(b->next);
+	free(b->slot);
+	free(b->table);
+	free(b->bits);
+	free(b->multi);
+	free(b->start);
+	free(b->len);
+	free(b->late);
+	free(b->done);
+	free(b);
+}
+
+static inline bool live(const bool *mask, uint32_t i)
+{
+	return !mask || mask[i];
+}
+
+/* The buckets, held in registers while records are placed. */
+struct lists {
+	struct pr_batch_item *in;
+	uint32_t *next, *slot;
+	const struct perf_event_header **table;
+	uint64_t *bits, *multi;
+};
+
+/* Links item j into bucket bk's list after every item whose time is not
+ * above its own: equal times stay in the order they were placed, which is
+ * CPU order, then ring order. A list is a ring: slot holds its last item,
+ * whose next is its first, so that in-order arrivals append in one step.
+ * false: the item would go too deep into the list (times too skewed). */
+static bool link(const struct lists *l, uint32_t j, uint64_t key, uint64_t bk)
+{
+	uint32_t last = l->slot[bk], p, steps = 0;
+
+	if (!(l->multi[bk / 64] & (1ull << (bk % 64)))) {
+		l->multi[bk / 64] |= 1ull << (bk % 64);
+		l->next[last] = last; /* the one item so far, as a list */
+	}
+	if (l->in[last].key <= key) {
+		l->next[j] = l->next[last];
+		l->next[last] = l->slot[bk] = j;
+		return true;
+	}
+	/* Ends at last at the latest, whose time is above key. */
+	for (p = last; l->in[l->next[p]].key <= key; p = l->next[p])
+		if (++steps == LIST_MAX)
+			return false;
+	l->next[j] = l->next[p];
+	l->next[p] = j;
+	return true;
+}
+
+/* Puts item j (time key) into bucket bk: alone, the bucket holds its record
+ * in table, which delivery reads in order; else it joins the list. */
+static inline bool place(const struct lists *l, uint32_t j, uint64_t key, uint64_t bk)
+{
+	uint64_t *w = &l->bits[bk / 64], m = 1ull << (bk % 64);
+
+	if (__builtin_expect(!(*w & m), 1)) {
+		*w |= m;
+		l->slot[bk] = j;
+		l->table[bk] = l->in[j].h;
+		return true;
+	}
+	return link(l, j, key, bk);
+}
+
+/* Places every window's records into their buckets. false: a list grew
+ * too long, at the record whose time is *skew. */
+static bool place_all(struct perfring_session *s, const bool *mask, uint64_t lo,
+		      uint64_t *skew)
+{
+	const struct pr_batch *b = s->batch;
+	const struct lists l = { b->in, b->next, b->slot, b->table, b->bits, b->multi };
+	const unsigned shift = b->shift;
+	uint32_t i, j, end;
+
+	memset(b->bits, 0, (size_t)b->nb / 8);
+	memset(b->multi, 0, (size_t)b->nb / 8);
+	for (i = 0; i < s->ncpu; i++) {
+		if (!live(mask, i))
+			continue;
+		for (j = b->start[i], end = j + b->len[i]; j < end; j++) {
+			if (!place(&l, j, l.in[j].key, (l.in[j].key - lo) >> shift)) {
+				*skew = l.in[j].key;
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* The window after it is read one batch later, one of K streams: more than
+ * the hardware prefetcher follows. */
+static void prefetch(const struct pr_cursor *u, uint64_t from, uint64_t len)
+{
+	uint64_t off;
+
+	for (off = 0; off < len; off += 64)
+		__builtin_prefetch(u->data + ((from + off) & u->mask));
+}
+
+/* Reads ring u's window into it: at most max fast records, with times from
+ * prev on and below kmax. Gives its bound; returns its length. *ok false:
+ * its head (at *head, the ring's snapshot) is not a fast record, so no
+ * batch now. Out of line, with all it reads in locals: the loop needs every
+ * register, and its stores could alias *u. */
+static __attribute__((noinline)) uint32_t
+window(const struct pr_cursor *u, const uint64_t *head, uint64_t prev, uint64_t kmax,
+       uint32_t max, struct pr_batch_item *it, uint64_t *bound, bool *ok)
+{
+	const struct perf_event_header *h = NULL;
+	const uint8_t *data = u->data;
+	const uint64_t mask = u->mask, end = u->k.end, id = u->k.id;
+	struct pr_batch_item *const first = it, *const last = it + max;
+	uint64_t tail = u->k.tail, key = 0;
+	uint32_t min;
+	int16_t time;
+	bool fast = false;
+
+	/* An aligned tail stays aligned: every size taken is a multiple of 8. */
+	if (!u->k.ev || (tail & 7)) {
+		*ok = tail == *head;
+		*bound = UINT64_MAX;
+		return 0;
+	}
+	min = (uint32_t)sizeof(*h) + u->k.ev->layout.fixed;
+	time = u->k.ev->layout.time;
+	for (; tail < end; tail += h->size, it++, prev = key) {
+		h = (const struct perf_event_header *)(data + (tail & mask));
+		if (!(fast = pr_sample_fits(h, tail, end, min, id)))
+			break;
+		key = pr_ld64((const uint8_t *)(h + 1) + time);
+		if (it == last || key < prev || key >= kmax)
+			break;
+		*it = (struct pr_batch_item){ key, h };
+	}
+	*ok = true;
+	if (fast && tail < end) { /* ended before a fast record: its time */
+		*bound = key;
+		prefetch(u, tail, tail - u->k.tail);
+		return (uint32_t)(it - first);
+	}
+	*bound = tail == *head ? UINT64_MAX : prev;
+	*ok = it != first || tail == *head;
+	return (uint32_t)(it - first);
+}
+
+/* Where the batch's last bucket ends, saturated: shift can be up to 63. */
+static uint64_t buckets_end(const struct pr_batch *b, uint64_t lo)
+{
+	uint64_t span = b->nb > UINT64_MAX >> b->shift ? UINT64_MAX : (uint64_t)b->nb << b->shift;
+
+	return lo + span < lo ? UINT64_MAX : lo + span;
+}
+
+/* Reads every window, all of one event (*ev). Returns t1, the smallest
+ * bound; false: no batch. */
+static bool gather(struct perfring_session *s, const bool *mask, uint64_t lo, uint64_t *t1,
+		   struct perfring_event **ev)
+{
+	struct pr_batch *b = s->batch;
+	const uint64_t kmax = buckets_end(b, lo), old = s->last_merged_time;
+	const struct pr_cursor *u;
+	uint32_t i, used = 0, n;
+	uint64_t bound;
+	bool ok;
+
+	*t1 = UINT64_MAX;
+	*ev = NULL;
+	for (i = 0; i < s->ncpu; i++) {
+		b->len[i] = b->late[i] = 0;
+		if (!live(mask, i))
+			continue;
+		u = &s->cur[i];
+		b->start[i] = used;
+		n = window(u, &s->cpu[i].ring.head, lo, kmax, b->per_ring, b->in + used, &bound,
+			   &ok);
+		if (!ok || (n && *ev && *ev != u->k.ev))
+			return false;
+		if (n)
+			*ev = u->k.ev;
+		b->len[i] = n;
+		while (b->late[i] < b->len[i] && b->in[used + b->late[i]].key < old)
+			b->late[i]++;
+		used += b->len[i];
+		if (bound < *t1)
+			*t1 = bound;
+	}
+	return true;
+}
+
+/* Cuts each window to its records below t1. Returns how many that leaves. */
+static uint32_t cut(struct perfring_session *s, const bool *mask, uint64_t t1)
+{
+	struct pr_batch *b = s->batch;
+	uint32_t i, total = 0;
+
+	for (i = 0; i < s->ncpu; i++) {
+		if (!live(mask, i))
+			continue;
+		while (b->len[i] && b->in[b->start[i] + b->len[i] - 1].key >= t1)
+			b->len[i]--;
+		total += b->len[i];
+	}
+	return total;
+}
+
+/* The next batch's buckets: as wide as the time between this batch's
+ * records, or down to half that, so that nb of them cover cap records. */
+static void adapt(struct pr_batch *b, uint64_t lo, uint64_t t1, uint32_t total)
+{
+	uint64_t per;
+
+	if (t1 == UINT64_MAX)
+		return;
+	if (!total) {
+		b->shift = b->shift + 4 < 63 ? b->shift + 4 : 63;
+		return;
+	}
+	per = (t1 - lo) / total;
+	b->shift = per ? 63 - (unsigned)__builtin_clzll(per) : 0;
+}
+
+/* One record to ev's callback. false: the decode refused it, or the
+ * callback asked to stop (*stop). */
+static inline bool deliver_one(struct perfring_event *ev, const struct perf_event_header *h,
+			       struct pr_sbuf *sb, bool *stop)
+{
+	perfring_sample_fn fn;
+
+	if (!pr_decode_laid(&ev->layout, h, &sb->smp))
+		return false;
+	fn = ev->fn;
+	if (fn && fn(&sb->smp, ev->ctx)) {
+		*stop = true;
+		return false;
+	}
+	return true;
+}
+
+/* A bucket's list, in order. Returns how many went out; *end: the item it
+ * stopped at, if it did. */
+static uint32_t __attribute__((noinline))
+deliver_list(const struct pr_batch *b, struct perfring_event *ev, uint64_t bk,
+	     struct pr_sbuf *sb, bool *stop, uint32_t *end, bool *ended)
+{
+	uint32_t last = b->slot[bk], x, n = 0;
+
+	for (x = b->next[last];; x = b->next[x], n++) {
+		if (!deliver_one(ev, b->in[x].h, sb, stop)) {
+			*end = x;
+			*ended = true;
+			return n + *stop;
+		}
+		if (x == last)
+			return n + 1;
+	}
+}
+
+/* The batch's records to ev's callback, in order. Returns how many went
+ * out: all, or up to the one whose callback asked to stop (*end), or up to
+ * one the fast decode refuses (*end; the tree's step then gives it to the
+ * general path). */
+static uint32_t deliver(const struct pr_batch *b, struct perfring_event *ev, struct pr_sbuf *sb,
+			bool *stop, uint32_t *end)
+{
+	const struct perf_event_header *const *table = b->table;
+	const uint32_t words = b->nb / 64;
+	uint32_t wi, n = 0, bk;
+	bool ended = false;
+	uint64_t w, multi;
+
+	pr_sbuf_ready(sb, ev);
+	for (wi = 0; wi < words; wi++) {
+		multi = b->multi[wi];
+		for (w = b->bits[wi]; w; w &= w - 1) {
+			bk = wi * 64 + (uint32_t)__builtin_ctzll(w);
+			if (__builtin_expect(!(multi & (w & -w)), 1)) {
+				if (!deliver_one(ev, table[bk], sb, stop)) {
+					*end = b->slot[bk];
+					return n + *stop;
+				}
+				n++;
+				continue;
+			}
+			n += deliver_list(b, ev, bk, sb, stop, end, &ended);
+			if (ended)
+				return n;
+		}
+	}
+	return n;
+}
+
+/* How many of each ring's records went out when the batch ended at item z,
+ * z itself included or not: those that sort before it by (time, CPU, ring
+ * order). */
+static void count_done(struct perfring_session *s, const bool *mask, uint32_t z, bool incl)
+{
+	struct pr_batch *b = s->batch;
+	const uint64_t kz = b->in[z].key;
+	uint32_t i, j, r = 0;
+
+	for (i = 0; i < s->ncpu; i++)
+		if (live(mask, i) && z >= b->start[i] && z < b->start[i] + b->len[i])
+			r = i;
+	for (i = 0; i < s->ncpu; i++) {
+		b->done[i] = 0;
+		if (!live(mask, i) || i == r)
+			continue;
+		for (j = b->start[i]; j < b->start[i] + b->len[i]; j++)
+			if (b->in[j].key > kz || (b->in[j].key == kz && i > r))
+				break;
+		b->done[i] = j - b->start[i];
+	}
+	b->done[r] = z - b->start[r] + incl;
+}
+
+/* Moves each ring's cursor past its records that went out, with the late
+ * count and the merge's time. */
+static void settle(struct perfring_session *s, const bool *mask)
+{
+	struct pr_batch *b = s->batch;
+	const struct pr_batch_item *it;
+	struct pr_cursor *u;
+	uint64_t newest = s->last_merged_time;
+	uint32_t i;
+
+	for (i = 0; i < s->ncpu; i++) {
+		if (!live(mask, i) || !b->done[i])
+			continue;
+		u = &s->cur[i];
+		it = &b->in[b->start[i] + b->done[i] - 1];
+		/* A window never crosses the wrap, so offsets grow with the tail. */
+		u->k.tail += (uint64_t)((const uint8_t *)it->h - u->data) + it->h->size -
+			     (u->k.tail & u->mask);
+		u->k.fast += b->done[i];
+		u->k.last_time = it->key;
+		s->cpu[i].st.late += b->done[i] < b->late[i] ? b->done[i] : b->late[i];
+		if (it->key > newest)
+			newest = it->key;
+	}
+	s->last_merged_time = newest;
+}
+
+int pr_batch_run(struct perfring_session *s, const bool *mask, uint64_t lo, struct pr_sbuf *sb,
+		 bool *stop)
+{
+	struct pr_batch *b = s->batch;
+	struct perfring_event *ev;
+	uint32_t total, n, end = 0, i, tries = 0;
+	uint64_t t1;
+
+	if (!gather(s, mask, lo, &t1, &ev))
+		return -1;
+	total = cut(s, mask, t1);
+	/* A list too long ends the batch before its record: the records below
+	 * that are as good a batch, only smaller. */
+	while (total >= b->min_total && total && tries++ < SKEW_TRIES &&
+	       !place_all(s, mask, lo, &t1))
+		total = cut(s, mask, t1);
+	if (total < b->min_total || !total || tries > SKEW_TRIES) {
+		adapt(b, lo, t1, total);
+		return -1;
+	}
+	n = deliver(b, ev, sb, stop, &end);
+	if (n < total)
+		count_done(s, mask, end, *stop);
+	else
+		for (i = 0; i < s->ncpu; i++)
+			b->done[i] = b->len[i];
+	settle(s, mask);
+	b->batches++;
+	b->records += n;
+	adapt(b, lo, t1, total);
+	return (int)n;
+}
