@@ -32,6 +32,17 @@ PERFRING_API const char *perfring_strerror(int err)
 	return d ? d : "Unknown error";
 }
 
+void pr_errbuf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!buf || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
 int pr_err(struct perfring_session *s, int err, const char *fmt, ...)
 {
 	char *buf = s ? s->err : thread_err;

@@ -14,6 +14,9 @@ struct perfring_session;
 int pr_err(struct perfring_session *s, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Formats a reason into a caller's buffer (none when buf is NULL or len 0). */
+void pr_errbuf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* -EINVAL with "FN: ARG must not be NULL" as the sentence. */
 int pr_null(struct perfring_session *s, const char *fn, const char *arg);
 

@@ -11,7 +11,7 @@ core_libperfring_core_la_SOURCES = \
 	core/record.c core/record.h \
 	core/merge.c core/merge.h \
 	core/cpulist.c core/cpulist.h \
-	core/tracefs.c core/tracefs.h \
+	core/tracefs.c core/tracefs.h core/format.c core/text.h \
 	core/field.c \
 	core/event.c core/event.h \
 	core/session.c core/session.h \

@@ -6,7 +6,7 @@
  * deliver.c and parse.c, over a started synthetic session of 1 to 8 rings
  * (bench_session_synthetic) whose bytes, heads and tails come from the input.
  *
- * fuzz-sources: bench/benchutil.c tests/synth.c core/sys.c core/error.c core/ring.c core/record.c core/merge.c core/cpulist.c core/tracefs.c core/event.c core/session.c core/open.c core/deliver.c core/drain.c core/batch.c core/merged.c core/parse.c
+ * fuzz-sources: bench/benchutil.c tests/synth.c core/sys.c core/error.c core/ring.c core/record.c core/merge.c core/cpulist.c core/tracefs.c core/format.c core/event.c core/session.c core/open.c core/deliver.c core/drain.c core/batch.c core/merged.c core/parse.c
  *
  * Input layout (little endian), see also gen_parse_corpus.c:
  *

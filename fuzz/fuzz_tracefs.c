@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Format-file parser and field accessors on hostile bytes.
- * fuzz-sources: core/tracefs.c core/field.c core/sys.c
+ * fuzz-sources: core/tracefs.c core/format.c core/field.c core/error.c core/sys.c
  *
  * Input: TEXT PAYLOAD P, where the last byte P is the payload's length (a
  * format file as-is also works: its tail becomes the payload). TEXT goes to

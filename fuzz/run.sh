@@ -27,7 +27,7 @@ cflags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recove
 sources_for() {
 	case $1 in
 	ring) echo tests/synth.c core/ring.c core/record.c core/sys.c ;;
-	tracefs) echo core/tracefs.c core/field.c core/error.c core/sys.c ;;
+	tracefs) echo core/tracefs.c core/format.c core/field.c core/error.c core/sys.c ;;
 	cpulist) echo core/cpulist.c core/sys.c ;;
 	*) sed -n 's/.*fuzz-sources:[[:space:]]*\([^*]*\).*/\1/p' "fuzz/fuzz_$1.c" | head -n 1 ;;
 	esac
