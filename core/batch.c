@@ -79,11 +79,6 @@ void pr_batch_free(struct pr_batch *b)
 	free(b);
 }
 
-static inline bool live(const bool *mask, uint32_t i)
-{
-	return !mask || mask[i];
-}
-
 /* The buckets, held in registers while records are placed. */
 struct lists {
 	struct pr_batch_item *in;
@@ -136,7 +131,7 @@ static inline bool place(const struct lists *l, uint32_t j, uint64_t key, uint64
 
 /* Places every window's records into their buckets. false: a list grew
  * too long, at the record whose time is *skew. */
-static bool place_all(struct perfring_session *s, const bool *mask, uint64_t lo,
+static bool place_all(struct perfring_session *s, uint64_t lo,
 		      uint64_t *skew)
 {
 	const struct pr_batch *b = s->batch;
@@ -147,8 +142,6 @@ static bool place_all(struct perfring_session *s, const bool *mask, uint64_t lo,
 	memset(b->bits, 0, (size_t)b->nb / 8);
 	memset(b->multi, 0, (size_t)b->nb / 8);
 	for (i = 0; i < s->ncpu; i++) {
-		if (!live(mask, i))
-			continue;
 		for (j = b->start[i], end = j + b->len[i]; j < end; j++) {
 			if (!place(&l, j, l.in[j].key, (l.in[j].key - lo) >> shift)) {
 				*skew = l.in[j].key;
@@ -225,7 +218,7 @@ static uint64_t buckets_end(const struct pr_batch *b, uint64_t lo)
 
 /* Reads every window, all of one event (*ev). Returns t1, the smallest
  * bound; false: no batch. */
-static bool gather(struct perfring_session *s, const bool *mask, uint64_t lo, uint64_t *t1,
+static bool gather(struct perfring_session *s, uint64_t lo, uint64_t *t1,
 		   struct perfring_event **ev)
 {
 	struct pr_batch *b = s->batch;
@@ -239,8 +232,6 @@ static bool gather(struct perfring_session *s, const bool *mask, uint64_t lo, ui
 	*ev = NULL;
 	for (i = 0; i < s->ncpu; i++) {
 		b->len[i] = b->late[i] = 0;
-		if (!live(mask, i))
-			continue;
 		u = &s->cur[i];
 		b->start[i] = used;
 		n = window(u, &s->cpu[i].ring.head, lo, kmax, b->per_ring, b->in + used, &bound,
@@ -260,14 +251,12 @@ static bool gather(struct perfring_session *s, const bool *mask, uint64_t lo, ui
 }
 
 /* Cuts each window to its records below t1. Returns how many that leaves. */
-static uint32_t cut(struct perfring_session *s, const bool *mask, uint64_t t1)
+static uint32_t cut(struct perfring_session *s, uint64_t t1)
 {
 	struct pr_batch *b = s->batch;
 	uint32_t i, total = 0;
 
 	for (i = 0; i < s->ncpu; i++) {
-		if (!live(mask, i))
-			continue;
 		while (b->len[i] && b->in[b->start[i] + b->len[i] - 1].key >= t1)
 			b->len[i]--;
 		total += b->len[i];
@@ -364,18 +353,18 @@ static uint32_t deliver(const struct pr_batch *b, struct perfring_event *ev, str
 /* How many of each ring's records went out when the batch ended at item z,
  * z itself included or not: those that sort before it by (time, CPU, ring
  * order). */
-static void count_done(struct perfring_session *s, const bool *mask, uint32_t z, bool incl)
+static void count_done(struct perfring_session *s, uint32_t z, bool incl)
 {
 	struct pr_batch *b = s->batch;
 	const uint64_t kz = b->in[z].key;
 	uint32_t i, j, r = 0;
 
 	for (i = 0; i < s->ncpu; i++)
-		if (live(mask, i) && z >= b->start[i] && z < b->start[i] + b->len[i])
+		if (z >= b->start[i] && z < b->start[i] + b->len[i])
 			r = i;
 	for (i = 0; i < s->ncpu; i++) {
 		b->done[i] = 0;
-		if (!live(mask, i) || i == r)
+		if (i == r)
 			continue;
 		for (j = b->start[i]; j < b->start[i] + b->len[i]; j++)
 			if (b->in[j].key > kz || (b->in[j].key == kz && i > r))
@@ -387,7 +376,7 @@ static void count_done(struct perfring_session *s, const bool *mask, uint32_t z,
 
 /* Moves each ring's cursor past its records that went out, with the late
  * count and the merge's time. */
-static void settle(struct perfring_session *s, const bool *mask)
+static void settle(struct perfring_session *s)
 {
 	struct pr_batch *b = s->batch;
 	const struct pr_batch_item *it;
@@ -396,7 +385,7 @@ static void settle(struct perfring_session *s, const bool *mask)
 	uint32_t i;
 
 	for (i = 0; i < s->ncpu; i++) {
-		if (!live(mask, i) || !b->done[i])
+		if (!b->done[i])
 			continue;
 		u = &s->cur[i];
 		it = &b->in[b->start[i] + b->done[i] - 1];
@@ -412,7 +401,7 @@ static void settle(struct perfring_session *s, const bool *mask)
 	s->last_merged_time = newest;
 }
 
-int pr_batch_run(struct perfring_session *s, const bool *mask, uint64_t lo, struct pr_sbuf *sb,
+int pr_batch_run(struct perfring_session *s, uint64_t lo, struct pr_sbuf *sb,
 		 bool *stop)
 {
 	struct pr_batch *b = s->batch;
@@ -420,25 +409,25 @@ int pr_batch_run(struct perfring_session *s, const bool *mask, uint64_t lo, stru
 	uint32_t total, n, end = 0, i, tries = 0;
 	uint64_t t1;
 
-	if (!gather(s, mask, lo, &t1, &ev))
+	if (!gather(s, lo, &t1, &ev))
 		return -1;
-	total = cut(s, mask, t1);
+	total = cut(s, t1);
 	/* A list too long ends the batch before its record: the records below
 	 * that are as good a batch, only smaller. */
 	while (total >= b->min_total && total && tries++ < SKEW_TRIES &&
-	       !place_all(s, mask, lo, &t1))
-		total = cut(s, mask, t1);
+	       !place_all(s, lo, &t1))
+		total = cut(s, t1);
 	if (total < b->min_total || !total || tries > SKEW_TRIES) {
 		adapt(b, lo, t1, total);
 		return -1;
 	}
 	n = deliver(b, ev, sb, stop, &end);
 	if (n < total)
-		count_done(s, mask, end, *stop);
+		count_done(s, end, *stop);
 	else
 		for (i = 0; i < s->ncpu; i++)
 			b->done[i] = b->len[i];
-	settle(s, mask);
+	settle(s);
 	b->batches++;
 	b->records += n;
 	adapt(b, lo, t1, total);

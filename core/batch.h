@@ -38,13 +38,12 @@ struct pr_batch {
 struct pr_batch *pr_batch_new(uint32_t n, int *err);
 void pr_batch_free(struct pr_batch *b);
 
-/* Delivers, in (time, CPU) order, every record of the rings in mask that
+/* Delivers, in (time, CPU) order, every record of the rings that
  * sorts before the oldest one a window leaves behind: exactly the records
  * the tree would give next. lo: the oldest head (the tree's winner). Works
  * on s->cur, not on the tree. Returns the samples delivered, or -1 (nothing
  * done) when the windows hold too few records, or records of more than one
  * event. */
-int pr_batch_run(struct perfring_session *s, const bool *mask, uint64_t lo, struct pr_sbuf *sb,
-		 bool *stop);
+int pr_batch_run(struct perfring_session *s, uint64_t lo, struct pr_sbuf *sb, bool *stop);
 
 #endif

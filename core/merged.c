@@ -93,16 +93,11 @@ head_key(struct perfring_session *s, uint32_t i, struct pr_sbuf *sb, bool build)
 
 /* Every ring's head into the tree; first (at a parse's start): each ring's
  * snapshot is taken (pr_begin) and its cursor loaded too. */
-static void fill_tree(struct perfring_session *s, const bool *mask, struct pr_sbuf *sb,
-		      bool first)
+static void fill_tree(struct perfring_session *s, struct pr_sbuf *sb, bool first)
 {
 	uint32_t i;
 
 	for (i = 0; i < s->ncpu; i++) {
-		if (mask && !mask[i]) {
-			pr_tree_set(&s->tree, i, 0, false);
-			continue;
-		}
 		if (first) {
 			pr_begin(&s->cpu[i]);
 			cursor_load(s, i, sb);
@@ -114,12 +109,11 @@ static void fill_tree(struct perfring_session *s, const bool *mask, struct pr_sb
 
 /* Tries a batch once the steps have gone on for b->wait without a run; a
  * refusal (a slow head, skewed times, too few records) doubles the wait. */
-static int batch(struct perfring_session *s, const bool *mask, struct pr_sbuf *sb,
-		 bool *stop)
+static int batch(struct perfring_session *s, struct pr_sbuf *sb, bool *stop)
 {
 	const struct pr_tree_ent *w = pr_tree_winner(&s->tree);
 	struct pr_batch *b = s->batch;
-	int n = w ? pr_batch_run(s, mask, w->key, sb, stop) : -1;
+	int n = w ? pr_batch_run(s, w->key, sb, stop) : -1;
 
 	if (n < 0) {
 		b->wait = !b->wait ? b->after : b->wait < b->wait_max / 2 ? b->wait * 2 : b->wait_max;
@@ -127,7 +121,7 @@ static int batch(struct perfring_session *s, const bool *mask, struct pr_sbuf *s
 	}
 	b->wait = 0; /* the stream suits batches: the next one right away */
 	if (!*stop)
-		fill_tree(s, mask, sb, false);
+		fill_tree(s, sb, false);
 	return n;
 }
 
@@ -182,29 +176,28 @@ step(struct perfring_session *s, uint32_t i, uint64_t key, struct pr_sbuf *sb, b
 	return 1;
 }
 
-/* Records read so far from the rings in mask; merged_records is its growth,
+/* Records read so far from every ring; merged_records is its growth,
  * so the per-record steps need not count twice. */
-static uint64_t records_of(const struct perfring_session *s, const bool *mask)
+static uint64_t records_of(const struct perfring_session *s)
 {
 	uint64_t sum = 0;
 	size_t i;
 
 	for (i = 0; i < s->ncpu; i++)
-		if (!mask || mask[i])
-			sum += s->cpu[i].st.records;
+		sum += s->cpu[i].st.records;
 	return sum;
 }
 
-int pr_parse_merged(struct perfring_session *s, const bool *mask, bool *stopped)
+int pr_parse_merged(struct perfring_session *s, bool *stopped)
 {
 	struct pr_sbuf sb = { .dirty = true };
-	uint64_t before = records_of(s, mask);
+	uint64_t before = records_of(s);
 	const struct pr_tree_ent *w;
 	uint32_t i, last = UINT32_MAX, steps = 0;
 	bool stop = false;
 	int n = 0;
 
-	fill_tree(s, mask, &sb, true);
+	fill_tree(s, &sb, true);
 	while (!stop && (w = pr_tree_winner(&s->tree))) {
 		i = w->idx;
 		if (i == last) {
@@ -219,18 +212,16 @@ int pr_parse_merged(struct perfring_session *s, const bool *mask, bool *stopped)
 		if (!stop)
 			head_key(s, i, &sb, false);
 		if (!stop && s->batch && steps >= s->batch->wait) {
-			n += batch(s, mask, &sb, &stop);
+			n += batch(s, &sb, &stop);
 			last = UINT32_MAX;
 			steps = 0;
 		}
 	}
 	for (i = 0; i < s->ncpu; i++) {
-		if (mask && !mask[i])
-			continue;
 		hot_store(&s->cpu[i], &s->cur[i].k);
 		pr_end(&s->cpu[i]);
 	}
-	s->merged_records += records_of(s, mask) - before;
+	s->merged_records += records_of(s) - before;
 	if (stopped)
 		*stopped = stop;
 	return n;

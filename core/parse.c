@@ -71,5 +71,5 @@ PERFRING_API int perfring_session_parse_all(struct perfring_session *s)
 		return pr_null(NULL, __func__, "s");
 	if (s->state == PR_NEW)
 		return pr_err(s, -EINVAL, "parse before perfring_session_start");
-	return pr_parse_merged(s, NULL, NULL);
+	return pr_parse_merged(s, NULL);
 }

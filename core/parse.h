@@ -15,8 +15,8 @@ int pr_parse_ring(struct perfring_session *s, struct pr_cpu *c, uint32_t max, bo
 int pr_merge_init(struct perfring_session *s);
 void pr_merge_free(struct perfring_session *s);
 
-/* Time-ordered drain of the rings in mask (NULL = all) up to one snapshot of
- * their heads. *stopped: a callback asked to stop. Returns samples handled. */
-int pr_parse_merged(struct perfring_session *s, const bool *mask, bool *stopped);
+/* Time-ordered drain of every ring up to one snapshot of their heads.
+ * *stopped: a callback asked to stop. Returns samples handled. */
+int pr_parse_merged(struct perfring_session *s, bool *stopped);
 
 #endif

@@ -44,7 +44,7 @@ static uint64_t pass(struct perfring_session *s, struct loop *l)
 	uint64_t before = s->merged_records;
 	size_t i;
 
-	l->total += pr_parse_merged(s, NULL, &l->stopped);
+	l->total += pr_parse_merged(s, &l->stopped);
 	for (i = 0; i < s->ncpu; i++)
 		s->cpu[i].st.flushes++;
 	return s->merged_records - before;
@@ -156,7 +156,7 @@ static void epoll_loop(struct perfring_session *s, struct loop *l)
 		if (flush)
 			pass(s, l);
 		else if (rings)
-			l->total += pr_parse_merged(s, NULL, &l->stopped);
+			l->total += pr_parse_merged(s, &l->stopped);
 	}
 	arm_flush(s, 0);
 }

@@ -798,7 +798,7 @@ static void op_all(struct fz *f, bool internal)
 		samples0 += stats(f, j).samples;
 	call_begin(f, -1);
 	if (internal) {
-		n = pr_parse_merged(f->b.s, NULL, &stopped);
+		n = pr_parse_merged(f->b.s, &stopped);
 		check(stopped == f->stopped);
 	} else {
 		n = perfring_session_parse_all(f->b.s);
