@@ -10,9 +10,10 @@
  * The records below t1 are then placed by time: bucket (time - lo) >> shift,
  * each bucket a list in (time, CPU, ring) order. Reading the buckets in turn
  * gives the batch in order, with no sort. A record past the last bucket ends
- * its ring's window like any other bound; a list grown too long (times too
- * skewed for the buckets) gives the batch up to the tree. shift follows the
- * time between records, from one batch to the next. */
+ * its ring's window like any other bound. A record that would go too deep
+ * into a list (times too skewed for the buckets) ends the batch before it:
+ * t1 drops to its time, and after SKEW_TRIES such cuts the batch is left to
+ * the tree. shift follows the time between records, from batch to batch. */
 #include "batch.h"
 #include "cursor.h"
 #include "sys.h"
@@ -24,7 +25,7 @@
 #define BATCH_RECORDS 4096u /* a batch's records, read twice, stay in L2 */
 #define MIN_PER_RING 16u
 #define MIN_RINGS 2u
-#define LIST_MAX 16u        /* longer bucket lists end a window: skew */
+#define LIST_MAX 16u        /* a record placed deeper into a list: skew */
 #define SKEW_TRIES 3u       /* smaller batches tried after a list too long */
 
 struct pr_batch *pr_batch_new(uint32_t n, int *err)

@@ -16,7 +16,7 @@ struct pr_batch_item {
 struct pr_batch {
 	struct pr_batch_item *in;   /* the windows, ring after ring */
 	uint32_t *next;             /* per item: the next in its bucket's list */
-	uint32_t *slot;             /* per bucket: its list's last item */
+	uint32_t *slot;             /* per bucket: its lone item, or its list's last */
 	const struct perf_event_header **table; /* per bucket of one item: its record */
 	uint64_t *bits;             /* nb / 64 words: the buckets that hold items */
 	uint64_t *multi;            /* nb / 64 words: those that hold more than one */

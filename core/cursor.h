@@ -10,7 +10,7 @@ struct pr_cursor {
 	struct hot k;
 	const uint8_t *data;
 	uint64_t mask;
-	bool ready; /* the record at k.tail passed pr_cursor_key: a sample of k.ev */
+	bool ready; /* the record at k.tail passed pr_fast_key: a sample of k.ev */
 } __attribute__((aligned(64)));
 
 /* Whether the record h at k->tail is one the fast path takes, short of
