@@ -286,12 +286,9 @@ static void adapt(struct pr_batch *b, uint64_t lo, uint64_t t1, uint32_t total)
 static inline bool deliver_one(struct perfring_event *ev, const struct perf_event_header *h,
 			       struct pr_sbuf *sb, bool *stop)
 {
-	perfring_sample_fn fn;
-
 	if (!pr_decode_laid(&ev->layout, h, &sb->smp))
 		return false;
-	fn = ev->fn;
-	if (fn && fn(&sb->smp, ev->ctx)) {
+	if (pr_event_call(ev, &sb->smp)) {
 		*stop = true;
 		return false;
 	}

@@ -120,7 +120,7 @@ int pr_dispatch(struct perfring_session *s, struct pr_cpu *c, const struct perf_
 	switch (pr_decode(c, h, &smp, &rec)) {
 	case PERFRING_NEXT_SAMPLE:
 		c->last_time = smp.time;
-		if (smp.event->fn && smp.event->fn(&smp, smp.event->ctx))
+		if (pr_event_call(smp.event, &smp))
 			*stop = true;
 		return 1;
 	case PERFRING_NEXT_RECORD:

@@ -50,7 +50,6 @@ drain_loop(struct perfring_session *s, struct pr_cpu *c, uint32_t max,
 	const uint64_t mask = c->ring.size - 1, head = c->ring.head;
 	const struct perf_event_header *h;
 	uint64_t left = max, newest = s->last_merged_time, late = 0;
-	perfring_sample_fn fn;
 	struct hot k;
 	int n = 0, step;
 
@@ -81,8 +80,7 @@ drain_loop(struct perfring_session *s, struct pr_cpu *c, uint32_t max,
 		k.tail += h->size;
 		k.fast++;
 		k.last_time = sb->smp.time;
-		fn = k.ev->fn;
-		if (fn && fn(&sb->smp, k.ev->ctx))
+		if (pr_event_call(k.ev, &sb->smp))
 			goto stopped;
 	}
 	hot_store(c, &k);

@@ -22,6 +22,16 @@ struct perfring_event {
 	struct pr_tp_format fmt; /* tracepoints only */
 };
 
+/* Hands smp to ev's callback, if it has one. true: the callback asked to
+ * stop. fn is read at each call: a callback may replace its own. */
+static inline bool pr_event_call(const struct perfring_event *ev,
+				 const struct perfring_sample *smp)
+{
+	perfring_sample_fn fn = ev->fn;
+
+	return fn && fn(smp, ev->ctx);
+}
+
 /* Forces what every event needs to share a ring and be timed (see add_attr). */
 void pr_event_force_attr(struct perf_event_attr *a);
 

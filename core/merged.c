@@ -160,7 +160,6 @@ step(struct perfring_session *s, uint32_t i, uint64_t key, struct pr_sbuf *sb, b
 {
 	struct pr_cursor *u = &s->cur[i];
 	const struct perf_event_header *h;
-	perfring_sample_fn fn;
 
 	pr_note_late(s, &s->cpu[i], key);
 	h = pr_cursor_at(u, u->k.tail);
@@ -170,8 +169,7 @@ step(struct perfring_session *s, uint32_t i, uint64_t key, struct pr_sbuf *sb, b
 	u->k.tail += h->size;
 	u->k.fast++;
 	u->k.last_time = sb->smp.time;
-	fn = u->k.ev->fn;
-	if (fn && fn(&sb->smp, u->k.ev->ctx))
+	if (pr_event_call(u->k.ev, &sb->smp))
 		*stop = true;
 	return 1;
 }
