@@ -174,7 +174,7 @@ uint32_t kb_time_offset(uint64_t st)
 
 /* ----------------------------------------------------------- one run */
 
-void kb_usage_now(struct kb_usage *u)
+static void usage_now(struct kb_usage *u)
 {
 	struct rusage ru;
 
@@ -206,17 +206,26 @@ static void latency(struct kb_run *r, struct kb_tally *t)
 	r->max_us = pct_us(t->lat, t->nlat, 100);
 }
 
-void kb_run_finish(struct kb_run *r, struct kb_tally *t, const struct kb_usage *u0,
-		   const struct kb_usage *u1, struct kb_gen *g)
+void kb_run_start(struct kb_gen *g, struct kb_usage *u0)
 {
+	usage_now(u0);
+	kb_gen_go(g);
+}
+
+void kb_run_finish(struct kb_run *r, struct kb_tally *t, const struct kb_usage *u0,
+		   struct kb_gen *g)
+{
+	struct kb_usage u1;
+
+	usage_now(&u1);
 	memset(r, 0, sizeof(*r));
 	r->records = t->own;
 	r->foreign = t->foreign;
 	r->lost = (uint64_t)g->n > t->own ? (uint64_t)g->n - t->own : 0;
-	r->cpu_ns = u1->cpu_ns - u0->cpu_ns;
-	r->sys_ns = u1->sys_ns - u0->sys_ns;
-	r->nvcsw = u1->nvcsw - u0->nvcsw;
-	r->wall_ns = u1->wall_ns - u0->wall_ns;
+	r->cpu_ns = u1.cpu_ns - u0->cpu_ns;
+	r->sys_ns = u1.sys_ns - u0->sys_ns;
+	r->nvcsw = u1.nvcsw - u0->nvcsw;
+	r->wall_ns = u1.wall_ns - u0->wall_ns;
 	r->gen_rate = kb_gen_join(g);
 	latency(r, t);
 }
@@ -267,7 +276,7 @@ int kb_run_lpr(const struct kb_lpr_cfg *c, long n, struct kb_run *r)
 				   .wakeup_watermark = c->watermark,
 				   .wakeup_events = c->wakeup_events, .flush_ms = c->flush_ms };
 	struct perfring_session *s = NULL;
-	struct kb_usage u0, u1;
+	struct kb_usage u0;
 	struct kb_tally t;
 	struct kb_gen g;
 	struct lpr_stop st = { &g, &t, (uint64_t)n };
@@ -281,11 +290,9 @@ int kb_run_lpr(const struct kb_lpr_cfg *c, long n, struct kb_run *r)
 		kb_gen_join(&g);
 		goto out;
 	}
-	kb_usage_now(&u0);
-	kb_gen_go(&g);
+	kb_run_start(&g, &u0);
 	err = lpr_consume(s, &st);
-	kb_usage_now(&u1);
-	kb_run_finish(r, &t, &u0, &u1, &g);
+	kb_run_finish(r, &t, &u0, &g);
 out:
 	perfring_session_free(s);
 	kb_tally_free(&t);
@@ -294,7 +301,7 @@ out:
 
 int kb_run_untraced(long n, struct kb_run *r)
 {
-	struct kb_usage u0, u1;
+	struct kb_usage u0;
 	struct kb_tally t;
 	struct kb_gen g;
 	int err;
@@ -305,11 +312,9 @@ int kb_run_untraced(long n, struct kb_run *r)
 		kb_gen_join(&g);
 		return err;
 	}
-	kb_usage_now(&u0);
-	kb_gen_go(&g);
+	kb_run_start(&g, &u0);
 	efd_wait(g.done_fd);
-	kb_usage_now(&u1);
-	kb_run_finish(r, &t, &u0, &u1, &g);
+	kb_run_finish(r, &t, &u0, &g);
 	kb_tally_free(&t);
 	return 0;
 }

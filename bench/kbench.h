@@ -108,11 +108,14 @@ struct kb_run {
 struct kb_usage {
 	uint64_t cpu_ns, sys_ns, nvcsw, wall_ns;
 };
-void kb_usage_now(struct kb_usage *u);
 
-/* Fills r from the tally, the usage bracket and the joined generator. */
+/* The bracket every row shares: kb_run_start takes the consumer thread's
+ * usage into *u0 and lets the generator go; kb_run_finish, called as soon
+ * as the consumer loop returns, takes the usage again, joins the generator
+ * and fills r from the tally and the difference. */
+void kb_run_start(struct kb_gen *g, struct kb_usage *u0);
 void kb_run_finish(struct kb_run *r, struct kb_tally *t, const struct kb_usage *u0,
-		   const struct kb_usage *u1, struct kb_gen *g);
+		   struct kb_gen *g);
 
 /* A libperfring consumer: parse_until over every online CPU, with this
  * ring and wakeup setting (all zero: default polling). */

@@ -192,8 +192,7 @@ static int job_open(struct job *j, const struct cfg *c, long n)
 
 static void job_go(struct job *j)
 {
-	kb_usage_now(&j->u0);
-	kb_gen_go(&j->g);
+	kb_run_start(&j->g, &j->u0);
 }
 
 /* The loop saw the generator finish: a last drain takes what it wrote. */
@@ -204,10 +203,7 @@ static void job_last_drain(struct job *j)
 
 static void job_finish(struct job *j, struct kb_run *r)
 {
-	struct kb_usage u1;
-
-	kb_usage_now(&u1);
-	kb_run_finish(r, &j->t, &j->u0, &u1, &j->g);
+	kb_run_finish(r, &j->t, &j->u0, &j->g);
 }
 
 static void job_close(struct job *j)
@@ -423,17 +419,15 @@ static int bpf_filter(struct perf_buffer *pb, pid_t tid)
 static int bpf_consume(struct perf_buffer *pb, struct bpf_job *b, struct kb_gen *g, long n,
 		       struct kb_run *r)
 {
-	struct kb_usage u0, u1;
+	struct kb_usage u0;
 	int err = 0;
 
-	kb_usage_now(&u0);
-	kb_gen_go(g);
+	kb_run_start(g, &u0);
 	while (err >= 0 && b->t.own < (uint64_t)n && !kb_gen_done(g))
 		err = perf_buffer__poll(pb, KB_FLUSH_WAIT_MS);
 	if (err >= 0)
 		err = perf_buffer__consume(pb);
-	kb_usage_now(&u1);
-	kb_run_finish(r, &b->t, &u0, &u1, g);
+	kb_run_finish(r, &b->t, &u0, g);
 	return err < 0 ? err : 0;
 }
 
@@ -553,18 +547,16 @@ static int l2_loop(struct l2 *l)
 static int run_l2(const struct cfg *c, long n, struct kb_run *r)
 {
 	struct l2 l = { .epfd = -1 };
-	struct kb_usage u0, u1;
+	struct kb_usage u0;
 	struct kb_gen g;
 	int err;
 
 	if ((err = kb_gen_start(&g, n)))
 		return err;
 	if (!(err = l2_open(&l, c, &g, n))) {
-		kb_usage_now(&u0);
-		kb_gen_go(&g);
+		kb_run_start(&g, &u0);
 		err = l2_loop(&l);
-		kb_usage_now(&u1);
-		kb_run_finish(r, &l.t, &u0, &u1, &g);
+		kb_run_finish(r, &l.t, &u0, &g);
 	}
 	kb_gen_join(&g);
 	if (l.epfd >= 0)
@@ -696,7 +688,7 @@ static int hand_loop(struct hand *h)
 static int run_hand(const struct cfg *c, long n, struct kb_run *r)
 {
 	static struct hand h;
-	struct kb_usage u0, u1;
+	struct kb_usage u0;
 	struct kb_gen g;
 	int i, err;
 
@@ -709,11 +701,9 @@ static int run_hand(const struct cfg *c, long n, struct kb_run *r)
 	if ((err = kb_tally_init(&h.t, g.tid, n)) || (err = hand_open(&h, c, &g))) {
 		fprintf(stderr, "kernel: hand-written reader: %s\n", strerror(-err));
 	} else {
-		kb_usage_now(&u0);
-		kb_gen_go(&g);
+		kb_run_start(&g, &u0);
 		err = hand_loop(&h);
-		kb_usage_now(&u1);
-		kb_run_finish(r, &h.t, &u0, &u1, &g);
+		kb_run_finish(r, &h.t, &u0, &g);
 	}
 	kb_gen_join(&g);
 	hand_close(&h);
