@@ -49,12 +49,11 @@ struct pr_batch *pr_batch_new(uint32_t n, int *err)
 	b->slot = pr_calloc(b->nb, sizeof(*b->slot));
 	b->table = pr_calloc(b->nb, sizeof(*b->table));
 	b->bits = pr_calloc(b->nb / 64, sizeof(*b->bits));
-	b->multi = pr_calloc(b->nb / 64, sizeof(*b->multi));
 	b->start = pr_calloc(n, sizeof(*b->start));
 	b->len = pr_calloc(n, sizeof(*b->len));
 	b->late = pr_calloc(n, sizeof(*b->late));
 	b->done = pr_calloc(n, sizeof(*b->done));
-	if (b->in && b->next && b->slot && b->table && b->bits && b->multi && b->start && b->len &&
+	if (b->in && b->next && b->slot && b->table && b->bits && b->start && b->len &&
 	    b->late && b->done)
 		return b;
 	pr_batch_free(b);
@@ -72,7 +71,6 @@ void pr_batch_free(struct pr_batch *b)
 	free(b->slot);
 	free(b->table);
 	free(b->bits);
-	free(b->multi);
 	free(b->start);
 	free(b->len);
 	free(b->late);
@@ -85,7 +83,7 @@ struct lists {
 	struct pr_batch_item *in;
 	uint32_t *next, *slot;
 	const struct perf_event_header **table;
-	uint64_t *bits, *multi;
+	uint64_t *bits;
 };
 
 /* Links item j into bucket bk's list after every item whose time is not
@@ -93,12 +91,13 @@ struct lists {
  * CPU order, then ring order. A list is a ring: slot holds its last item,
  * whose next is its first, so that in-order arrivals append in one step.
  * false: the item would go too deep into the list (times too skewed). */
-static bool link(const struct lists *l, uint32_t j, uint64_t key, uint64_t bk)
+static __attribute__((noinline)) bool link(const struct lists *l, uint32_t j, uint64_t key,
+					    uint64_t bk)
 {
 	uint32_t last = l->slot[bk], p, steps = 0;
 
-	if (!(l->multi[bk / 64] & (1ull << (bk % 64)))) {
-		l->multi[bk / 64] |= 1ull << (bk % 64);
+	if (l->table[bk]) {
+		l->table[bk] = NULL; /* a list now */
 		l->next[last] = last; /* the one item so far, as a list */
 	}
 	if (l->in[last].key <= key) {
@@ -115,39 +114,47 @@ static bool link(const struct lists *l, uint32_t j, uint64_t key, uint64_t bk)
 	return true;
 }
 
-/* Puts item j (time key) into bucket bk: alone, the bucket holds its record
- * in table, which delivery reads in order; else it joins the list. */
-static inline bool place(const struct lists *l, uint32_t j, uint64_t key, uint64_t bk)
+/* Puts items [j, end) into their buckets: alone, a bucket holds its record
+ * in table, which delivery reads in order; else the item joins the list.
+ * false: item *at would go too deep into its list. Out of line, with
+ * link out of line too, so the loop keeps all it uses in registers. */
+static __attribute__((noinline)) bool place_run(const struct lists *l, uint32_t j, uint32_t end,
+						uint64_t lo, unsigned shift, uint32_t *at)
 {
-	uint64_t *w = &l->bits[bk / 64], m = 1ull << (bk % 64);
+	const struct pr_batch_item *const in = l->in;
+	const struct perf_event_header **const table = l->table;
+	uint64_t *const bits = l->bits, bk, m, w;
+	uint32_t *const slot = l->slot;
 
-	if (__builtin_expect(!(*w & m), 1)) {
-		*w |= m;
-		l->slot[bk] = j;
-		l->table[bk] = l->in[j].h;
-		return true;
+	for (; j < end; j++) {
+		bk = (in[j].key - lo) >> shift;
+		m = 1ull << (bk % 64);
+		w = bits[bk / 64];
+		if (__builtin_expect(!(w & m), 1)) {
+			bits[bk / 64] = w | m;
+			slot[bk] = j;
+			table[bk] = in[j].h;
+		} else if (!link(l, j, in[j].key, bk)) {
+			*at = j;
+			return false;
+		}
 	}
-	return link(l, j, key, bk);
+	return true;
 }
 
 /* Places every window's records into their buckets. false: a list grew
  * too long, at the record whose time is *skew. */
-static bool place_all(struct perfring_session *s, uint64_t lo,
-		      uint64_t *skew)
+static bool place_all(struct perfring_session *s, uint64_t lo, uint64_t *skew)
 {
 	const struct pr_batch *b = s->batch;
-	const struct lists l = { b->in, b->next, b->slot, b->table, b->bits, b->multi };
-	const unsigned shift = b->shift;
-	uint32_t i, j, end;
+	const struct lists l = { b->in, b->next, b->slot, b->table, b->bits };
+	uint32_t i, at;
 
 	memset(b->bits, 0, (size_t)b->nb / 8);
-	memset(b->multi, 0, (size_t)b->nb / 8);
 	for (i = 0; i < s->ncpu; i++) {
-		for (j = b->start[i], end = j + b->len[i]; j < end; j++) {
-			if (!place(&l, j, l.in[j].key, (l.in[j].key - lo) >> shift)) {
-				*skew = l.in[j].key;
-				return false;
-			}
+		if (!place_run(&l, b->start[i], b->start[i] + b->len[i], lo, b->shift, &at)) {
+			*skew = l.in[at].key;
+			return false;
 		}
 	}
 	return true;
@@ -163,50 +170,92 @@ static void prefetch(const struct pr_cursor *u, uint64_t from, uint64_t len)
 		__builtin_prefetch(u->data + ((from + off) & u->mask));
 }
 
+/* A header with its misc bits cleared: type and size, which every sample
+ * of one event in a run of equal sizes shares (misc, the cpumode, varies). */
+#define HDR_TYPE_SIZE 0xffff0000ffffffffull
+
+/* What a window reads and where it stands, kept in registers. */
+struct win {
+	const uint8_t *p, *pend;     /* the next record; the end of what is fast */
+	struct pr_batch_item *it, *last;
+	uint64_t id, prev, kmax, key;
+	uint32_t min;
+	int16_t time;
+};
+
+/* From w->p on, the records of one run: the first a sample of w->id of at
+ * least w->min bytes, the rest of its type and size and id. Stores each
+ * with a time in [prev, kmax) while there is room. Returns true when it
+ * ended at a fast record it could not store (w->key, its time): the
+ * window's bound. false: at the end, or at a record the run does not
+ * take, which the next run may. */
+static inline bool window_run(struct win *w, bool *more)
+{
+	const struct perf_event_header *h = (const struct perf_event_header *)w->p;
+	const uint64_t want = pr_ld64(w->p) & HDR_TYPE_SIZE, size = h->size;
+	const uint8_t *stop;
+
+	*more = false;
+	if (!pr_sample_fits(h, 0, (uint64_t)(w->pend - w->p), w->min, w->id))
+		return false;
+	/* Records of this size that fit before pend: none is read past it. */
+	stop = w->p + (uint64_t)(w->pend - w->p) / size * size;
+	do {
+		if ((pr_ld64(w->p) & HDR_TYPE_SIZE) != want || pr_ld64(w->p + 8) != w->id) {
+			*more = true;
+			return false;
+		}
+		w->key = pr_ld64(w->p + 8 + w->time);
+		if (w->it == w->last || w->key < w->prev || w->key >= w->kmax)
+			return true;
+		*w->it++ = (struct pr_batch_item){ w->key, (const struct perf_event_header *)w->p };
+		w->prev = w->key;
+		w->p += size;
+	} while (w->p < stop);
+	*more = w->p < w->pend;
+	return false;
+}
+
 /* Reads ring u's window into it: at most max fast records, with times from
  * prev on and below kmax. Gives its bound; returns its length. *ok false:
  * its head (at *head, the ring's snapshot) is not a fast record, so no
- * batch now. Out of line, with all it reads in locals: the loop needs every
- * register, and its stores could alias *u. */
+ * batch now. A record of its predecessor's type and size needs only its
+ * id checked: the rest was checked on the first of the run. Out of line:
+ * the loop needs every register. */
 static __attribute__((noinline)) uint32_t
 window(const struct pr_cursor *u, const uint64_t *head, uint64_t prev, uint64_t kmax,
        uint32_t max, struct pr_batch_item *it, uint64_t *bound, bool *ok)
 {
-	const struct perf_event_header *h = NULL;
-	const uint8_t *data = u->data;
-	const uint64_t mask = u->mask, end = u->k.end, id = u->k.id;
-	struct pr_batch_item *const first = it, *const last = it + max;
-	uint64_t tail = u->k.tail, key = 0;
-	uint32_t min;
-	int16_t time;
-	bool fast = false;
+	const uint64_t tail0 = u->k.tail;
+	const uint8_t *p0;
+	struct win w;
+	uint64_t tail;
+	bool at_fast = false, more = true;
 
 	/* An aligned tail stays aligned: every size taken is a multiple of 8. */
-	if (!u->k.ev || (tail & 7)) {
-		*ok = tail == *head;
+	if (!u->k.ev || (tail0 & 7)) {
+		*ok = tail0 == *head;
 		*bound = UINT64_MAX;
 		return 0;
 	}
-	min = (uint32_t)sizeof(*h) + u->k.ev->layout.fixed;
-	time = u->k.ev->layout.time;
-	for (; tail < end; tail += h->size, it++, prev = key) {
-		h = (const struct perf_event_header *)(data + (tail & mask));
-		if (!(fast = pr_sample_fits(h, tail, end, min, id)))
-			break;
-		key = pr_ld64((const uint8_t *)(h + 1) + time);
-		if (it == last || key < prev || key >= kmax)
-			break;
-		*it = (struct pr_batch_item){ key, h };
-	}
+	/* end never lies past the wrap, so the window is contiguous. */
+	p0 = u->data + (tail0 & u->mask);
+	w = (struct win){ .p = p0, .pend = p0 + (u->k.end - tail0), .it = it, .last = it + max,
+			  .id = u->k.id, .prev = prev, .kmax = kmax,
+			  .min = (uint32_t)sizeof(struct perf_event_header) + u->k.ev->layout.fixed,
+			  .time = u->k.ev->layout.time };
+	while (more && w.p < w.pend && !(at_fast = window_run(&w, &more)))
+		;
+	tail = tail0 + (uint64_t)(w.p - p0);
 	*ok = true;
-	if (fast && tail < end) { /* ended before a fast record: its time */
-		*bound = key;
-		prefetch(u, tail, tail - u->k.tail);
-		return (uint32_t)(it - first);
+	if (at_fast) { /* ended before a fast record: its time */
+		*bound = w.key;
+		prefetch(u, tail, tail - tail0);
+		return (uint32_t)(w.it - it);
 	}
-	*bound = tail == *head ? UINT64_MAX : prev;
-	*ok = it != first || tail == *head;
-	return (uint32_t)(it - first);
+	*bound = tail == *head ? UINT64_MAX : w.prev;
+	*ok = w.it != it || tail == *head;
+	return (uint32_t)(w.it - it);
 }
 
 /* Where the batch's last bucket ends, saturated: shift can be up to 63. */
@@ -321,19 +370,18 @@ deliver_list(const struct pr_batch *b, struct perfring_event *ev, uint64_t bk,
 static uint32_t deliver(const struct pr_batch *b, struct perfring_event *ev, struct pr_sbuf *sb,
 			bool *stop, uint32_t *end)
 {
-	const struct perf_event_header *const *table = b->table;
+	const struct perf_event_header *const *table = b->table, *h;
 	const uint32_t words = b->nb / 64;
 	uint32_t wi, n = 0, bk;
 	bool ended = false;
-	uint64_t w, multi;
+	uint64_t w;
 
 	pr_sbuf_ready(sb, ev);
 	for (wi = 0; wi < words; wi++) {
-		multi = b->multi[wi];
 		for (w = b->bits[wi]; w; w &= w - 1) {
 			bk = wi * 64 + (uint32_t)__builtin_ctzll(w);
-			if (__builtin_expect(!(multi & (w & -w)), 1)) {
-				if (!deliver_one(ev, table[bk], sb, stop)) {
+			if (__builtin_expect((h = table[bk]) != NULL, 1)) {
+				if (!deliver_one(ev, h, sb, stop)) {
 					*end = b->slot[bk];
 					return n + *stop;
 				}

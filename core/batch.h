@@ -17,9 +17,9 @@ struct pr_batch {
 	struct pr_batch_item *in;   /* the windows, ring after ring */
 	uint32_t *next;             /* per item: the next in its bucket's list */
 	uint32_t *slot;             /* per bucket: its lone item, or its list's last */
-	const struct perf_event_header **table; /* per bucket of one item: its record */
+	const struct perf_event_header **table; /* per bucket: its one item's record,
+	                               NULL when it holds a list */
 	uint64_t *bits;             /* nb / 64 words: the buckets that hold items */
-	uint64_t *multi;            /* nb / 64 words: those that hold more than one */
 	uint32_t *start, *len;      /* per ring: its window in `in` */
 	uint32_t *late;             /* per ring: its window's records older than
 	                               the last merged (they lead the window) */

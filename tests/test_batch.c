@@ -56,7 +56,8 @@ struct gen {
 	enum tpat t;
 	size_t k;
 	uint64_t rnd, j, now;
-	bool mixed; /* one record in 97 a COMM, an unknown id or a malformed tail */
+	bool mixed; /* one record in 97 a COMM, an unknown id or a malformed tail;
+		       samples of three sizes and two cpumodes */
 };
 
 static uint64_t next_rand(struct gen *g)
@@ -102,18 +103,28 @@ static void pick(struct gen *g, size_t *ring, uint64_t *t)
 /* One record into ring r of both sessions. -ENOSPC: full. */
 static int put(struct bench_session *b, struct gen *g, size_t r, uint64_t t)
 {
-	uint32_t raw = 7;
-	struct synth_fields f = { .pid = (uint32_t)g->j, .tid = 1, .time = t, .raw = &raw,
-				  .raw_size = sizeof(raw) };
+	uint32_t raw[5] = { 7 };
+	struct synth_fields f = { .pid = (uint32_t)g->j, .tid = 1, .time = t, .raw = raw,
+				  .raw_size = 4, .misc = PERF_RECORD_MISC_USER };
 	uint8_t rec[256];
 	size_t len, i;
 	int err = 0, what = g->mixed ? (int)(g->j % 97) : -1;
+
+	/* Mixed: samples come in runs of equal size (4, 12 or 20 bytes of RAW),
+	 * and their cpumode varies within a run. */
+	if (g->mixed) {
+		f.raw_size = 4 + 8 * (uint32_t)((g->j / 5) % 3);
+		f.misc = g->j % 3 ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL;
+	}
 
 	if (what == 5) {
 		struct synth_fields tr = { .pid = (uint32_t)g->j, .tid = 1, .time = t,
 					   .cpu = (uint32_t)r, .identifier = bench_leader_id(r) };
 
-		len = synth_comm(rec, sizeof(rec), (uint32_t)g->j, 1, "x", false,
+		/* Its pid and tid spell the event's id where a sample has it,
+		 * and it is as long as the samples of 12 bytes of RAW: only
+		 * its type tells it from one. */
+		len = synth_comm(rec, sizeof(rec), (uint32_t)bench_event_id(r), 0, "x", false,
 				 PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				 PERF_SAMPLE_CPU, &tr);
 		for (i = 0; i < 2 && !err; i++)
