@@ -9,16 +9,18 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+/* What each readiness reads comes before the watchers, on one cache line:
+ * a wakeup finds the cache cold. */
 struct perfring_libev {
 	struct ev_loop *loop;
 	struct perfring_reactor *r;
 	ev_io *io;              /* one per reactor slot */
 	size_t n;
-	ev_timer flush;
-	ev_idle more;           /* continues budgeted drains */
 	int depth;              /* our callbacks on the stack */
 	bool dead;              /* detached: free when depth drops to 0 */
 	bool first;             /* the attach drain is still due */
+	ev_timer flush;
+	ev_idle more;           /* continues budgeted drains */
 };
 
 static void destroy(struct perfring_libev *a)

@@ -13,16 +13,18 @@ struct watch {
 	size_t i;
 };
 
+/* What each readiness reads (r, closing) comes first, on one cache line:
+ * a wakeup finds the cache cold. */
 struct perfring_libuv {
 	struct perfring_reactor *r;
-	uv_timer_t flush;
-	uv_idle_t idle;
+	bool closing;
+	int settle;        /* idle passes that still flush every ring */
 	size_t n;          /* slots whose poll handle was initialised */
 	size_t open;       /* handles not yet through their close callback */
-	int settle;        /* idle passes that still flush every ring */
-	bool closing;
 	void (*done)(void *ctx);
 	void *done_ctx;
+	uv_timer_t flush;
+	uv_idle_t idle;
 	struct watch slot[];
 };
 
