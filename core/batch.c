@@ -330,12 +330,15 @@ static void adapt(struct pr_batch *b, uint64_t lo, uint64_t t1, uint32_t total)
 	b->shift = per ? 63 - (unsigned)__builtin_clzll(per) : 0;
 }
 
-/* One record to ev's callback. false: the decode refused it, or the
+/* One record to ev's callback, decoded as a sample of shape (ev's, which
+ * never changes once started). false: the decode refused it, or the
  * callback asked to stop (*stop). */
-static inline bool deliver_one(struct perfring_event *ev, const struct perf_event_header *h,
-			       struct pr_sbuf *sb, bool *stop)
+static inline __attribute__((always_inline)) bool
+deliver_one(struct perfring_event *ev, enum pr_shape shape, const struct perf_event_header *h,
+	    struct pr_sbuf *sb, bool *stop)
 {
-	if (!pr_decode_laid(&ev->layout, h, &sb->smp))
+	if ((shape == PR_SHAPE_ANY ? pr_decode_sample_fast(h, &ev->layout, &sb->smp)
+				   : pr_decode_shaped(h, shape, &sb->smp)) != 0)
 		return false;
 	if (pr_event_call(ev, &sb->smp)) {
 		*stop = true;
@@ -350,10 +353,11 @@ static uint32_t __attribute__((noinline))
 deliver_list(const struct pr_batch *b, struct perfring_event *ev, uint64_t bk,
 	     struct pr_sbuf *sb, bool *stop, uint32_t *end, bool *ended)
 {
+	const enum pr_shape shape = (enum pr_shape)ev->layout.shape;
 	uint32_t last = b->slot[bk], x, n = 0;
 
 	for (x = b->next[last];; x = b->next[x], n++) {
-		if (!deliver_one(ev, b->in[x].h, sb, stop)) {
+		if (!deliver_one(ev, shape, b->in[x].h, sb, stop)) {
 			*end = x;
 			*ended = true;
 			return n + *stop;
@@ -366,9 +370,10 @@ deliver_list(const struct pr_batch *b, struct perfring_event *ev, uint64_t bk,
 /* The batch's records to ev's callback, in order. Returns how many went
  * out: all, or up to the one whose callback asked to stop (*end), or up to
  * one the fast decode refuses (*end; the tree's step then gives it to the
- * general path). */
-static uint32_t deliver(const struct pr_batch *b, struct perfring_event *ev, struct pr_sbuf *sb,
-			bool *stop, uint32_t *end)
+ * general path). Inlined once per shape, so the decode's shape is known. */
+static inline __attribute__((always_inline)) uint32_t
+deliver_as(const struct pr_batch *b, struct perfring_event *ev, enum pr_shape shape,
+	   struct pr_sbuf *sb, bool *stop, uint32_t *end)
 {
 	const struct perf_event_header *const *table = b->table, *h;
 	const uint32_t words = b->nb / 64;
@@ -376,12 +381,11 @@ static uint32_t deliver(const struct pr_batch *b, struct perfring_event *ev, str
 	bool ended = false;
 	uint64_t w;
 
-	pr_sbuf_ready(sb, ev);
 	for (wi = 0; wi < words; wi++) {
 		for (w = b->bits[wi]; w; w &= w - 1) {
 			bk = wi * 64 + (uint32_t)__builtin_ctzll(w);
 			if (__builtin_expect((h = table[bk]) != NULL, 1)) {
-				if (!deliver_one(ev, h, sb, stop)) {
+				if (!deliver_one(ev, shape, h, sb, stop)) {
 					*end = b->slot[bk];
 					return n + *stop;
 				}
@@ -394,6 +398,20 @@ static uint32_t deliver(const struct pr_batch *b, struct perfring_event *ev, str
 		}
 	}
 	return n;
+}
+
+static uint32_t deliver(const struct pr_batch *b, struct perfring_event *ev, struct pr_sbuf *sb,
+			bool *stop, uint32_t *end)
+{
+	pr_sbuf_ready(sb, ev);
+	switch (ev->layout.shape) {
+	case PR_SHAPE_TRACEPOINT:
+		return deliver_as(b, ev, PR_SHAPE_TRACEPOINT, sb, stop, end);
+	case PR_SHAPE_FORCED:
+		return deliver_as(b, ev, PR_SHAPE_FORCED, sb, stop, end);
+	default:
+		return deliver_as(b, ev, PR_SHAPE_ANY, sb, stop, end);
+	}
 }
 
 /* How many of each ring's records went out when the batch ended at item z,
@@ -468,6 +486,7 @@ int pr_batch_run(struct perfring_session *s, uint64_t lo, struct pr_sbuf *sb,
 		return -1;
 	}
 	n = deliver(b, ev, sb, stop, &end);
+	b->cut = n < total && !*stop;
 	if (n < total)
 		count_done(s, end, *stop);
 	else

@@ -248,3 +248,48 @@ PATTERN(skewed_clocks, SKEWED_CLOCKS)
 PATTERN(backwards, BACKWARDS)
 PATTERN(jumps, JUMPS)
 PATTERN(near_max, NEAR_MAX)
+
+/* Records the window takes but the decode refuses (RAW size past the end)
+ * cut a batch short. Such a batch counts as a refusal, so a stream of them
+ * does not pay a whole batch for each record: tries back off. */
+Test(batch, refused_records_back_off)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1,
+				     .sample_type = PERF_SAMPLE_RAW };
+	struct perfring_cpu_stats st;
+	struct bench_session b;
+	struct out o = { 0 };
+	const size_t k = 8, n = 20000;
+	uint32_t raw = 7;
+	struct synth_fields f = { .tid = 1, .raw = &raw, .raw_size = sizeof(raw) };
+	uint64_t corrupt = 0;
+	uint8_t rec[256];
+	size_t i, len;
+
+	o.e = calloc(MAXOUT, sizeof(*o.e));
+	cr_assert_not_null(o.e);
+	cr_assert_eq(bench_session_synthetic(&b, k, 1 << 18, &a, on_sample, &o), 0);
+	cr_assert_not_null(b.s->batch);
+	for (i = 0; i < n; i++) {
+		f.pid = (uint32_t)i;
+		len = bench_template(&b, i % k, &f, rec, sizeof(rec));
+		memcpy(rec + 8 + 8 * 4, &(uint32_t){ 4096 }, 4);
+		cr_assert_eq(bench_put(&b, i % k, rec, len, bench_time_offset(bench_sample_type(&b)),
+				       1000 + i), 0);
+	}
+	cr_assert_geq(perfring_session_parse_all(b.s), 0);
+	for (i = 0; i < k; i++) {
+		cr_assert_eq(perfring_session_cpu_stats(b.s, (int)i, &st), 0);
+		corrupt += st.corrupt;
+	}
+	cr_expect_eq(corrupt, n, "every record is counted corrupt");
+	cr_expect_eq(o.n, 0);
+	/* One try after 64 steps, then 128, 256, ... up to 65536 apart: about
+	 * a dozen for 20,000 records, where a retry after every step made
+	 * 20,000. */
+	cr_expect_leq(b.s->batch->batches, 16, "%llu batches",
+		      (unsigned long long)b.s->batch->batches);
+	bench_session_free(&b);
+	free(o.e);
+}
