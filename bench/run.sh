@@ -68,7 +68,7 @@ reset_results
 run parse
 run merge
 run wakeups -n 60000 -r 3
-run kernel -n 1000000 -N 60000 -r 9
+run kernel -n 1000000 -N 60000 -r 7
 run idle -d 10
 plot
 echo "bench: total $(( $(date +%s) - start )) s; results in $results"
