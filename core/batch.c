@@ -337,8 +337,7 @@ static inline __attribute__((always_inline)) bool
 deliver_one(struct perfring_event *ev, enum pr_shape shape, const struct perf_event_header *h,
 	    struct pr_sbuf *sb, bool *stop)
 {
-	if ((shape == PR_SHAPE_ANY ? pr_decode_sample_fast(h, &ev->layout, &sb->smp)
-				   : pr_decode_shaped(h, shape, &sb->smp)) != 0)
+	if (!pr_decode_as(&ev->layout, shape, h, &sb->smp))
 		return false;
 	if (pr_event_call(ev, &sb->smp)) {
 		*stop = true;
@@ -465,14 +464,15 @@ static void settle(struct perfring_session *s)
 	s->last_merged_time = newest;
 }
 
-int pr_batch_run(struct perfring_session *s, uint64_t lo, struct pr_sbuf *sb,
-		 bool *stop)
+int pr_batch_run(struct perfring_session *s, uint64_t lo, struct pr_sbuf *sb, bool *stop,
+		 bool *unpaid)
 {
 	struct pr_batch *b = s->batch;
 	struct perfring_event *ev;
 	uint32_t total, n, end = 0, i, tries = 0;
 	uint64_t t1;
 
+	*unpaid = false;
 	if (!gather(s, lo, &t1, &ev))
 		return -1;
 	total = cut(s, t1);
@@ -486,7 +486,7 @@ int pr_batch_run(struct perfring_session *s, uint64_t lo, struct pr_sbuf *sb,
 		return -1;
 	}
 	n = deliver(b, ev, sb, stop, &end);
-	b->cut = n < total && !*stop;
+	*unpaid = n < total && !*stop && n < b->min_total;
 	if (n < total)
 		count_done(s, end, *stop);
 	else

@@ -30,7 +30,6 @@ struct pr_batch {
 	uint32_t after; /* one-record steps in a row before the merge tries a batch */
 	uint32_t wait;  /* steps before the next try: doubles after each refusal */
 	uint32_t wait_max; /* up to this */
-	bool cut;       /* the last batch ended at a record the decode refused */
 	uint64_t batches, records; /* delivered so far: for tests and benchmarks */
 };
 
@@ -44,14 +43,9 @@ void pr_batch_free(struct pr_batch *b);
  * the tree would give next. lo: the oldest head (the tree's winner). Works
  * on s->cur, not on the tree. Returns the samples delivered, or -1 (nothing
  * done) when the windows hold too few records, or records of more than one
- * event. */
-int pr_batch_run(struct perfring_session *s, uint64_t lo, struct pr_sbuf *sb, bool *stop);
-
-/* Whether a batch that delivered n was cut short by a record the decode
- * refuses before it delivered enough to pay for itself. */
-static inline bool pr_batch_short(const struct pr_batch *b, int n)
-{
-	return b->cut && (uint32_t)n < b->min_total;
-}
+ * event. *unpaid: a record the decode refuses cut it short before it
+ * delivered enough to pay for itself (the caller backs off as after a -1). */
+int pr_batch_run(struct perfring_session *s, uint64_t lo, struct pr_sbuf *sb, bool *stop,
+		 bool *unpaid);
 
 #endif

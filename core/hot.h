@@ -69,14 +69,23 @@ static inline void hot_store(struct pr_cpu *c, const struct hot *k)
 	c->st.bytes += k->tail - k->tail0;
 }
 
-/* A sample of the event with layout l. A fixed shape writes only its own
- * fields; the rest stay zero (pr_sbuf). */
+/* A sample of the event with layout l, decoded as shape: l->shape, or a
+ * constant equal to it, so that a caller inlined per shape drops the
+ * dispatch. A fixed shape writes only its own fields; the rest stay zero
+ * (pr_sbuf). */
+static inline __attribute__((always_inline)) bool
+pr_decode_as(const struct pr_layout *l, enum pr_shape shape, const struct perf_event_header *h,
+	     struct perfring_sample *smp)
+{
+	if (shape != PR_SHAPE_ANY)
+		return pr_decode_shaped(h, shape, smp) == 0;
+	return pr_decode_sample_fast(h, l, smp) == 0;
+}
+
 static inline bool pr_decode_laid(const struct pr_layout *l, const struct perf_event_header *h,
 				  struct perfring_sample *smp)
 {
-	if (l->shape != PR_SHAPE_ANY)
-		return pr_decode_shaped(h, (enum pr_shape)l->shape, smp) == 0;
-	return pr_decode_sample_fast(h, l, smp) == 0;
+	return pr_decode_as(l, (enum pr_shape)l->shape, h, smp);
 }
 
 static inline bool hot_decode(const struct hot *k, const struct perf_event_header *h,

@@ -113,12 +113,13 @@ static int batch(struct perfring_session *s, struct pr_sbuf *sb, bool *stop)
 {
 	const struct pr_tree_ent *w = pr_tree_winner(&s->tree);
 	struct pr_batch *b = s->batch;
-	int n = w ? pr_batch_run(s, w->key, sb, stop) : -1;
+	bool unpaid = false;
+	int n = w ? pr_batch_run(s, w->key, sb, stop, &unpaid) : -1;
 
 	/* A batch that a record the decode refuses cut short counts as a
 	 * refusal: a ring of such records would otherwise cost a whole
 	 * batch's reading and placing for each record. */
-	if (n < 0 || pr_batch_short(b, n))
+	if (n < 0 || unpaid)
 		b->wait = !b->wait ? b->after : b->wait < b->wait_max / 2 ? b->wait * 2 : b->wait_max;
 	else
 		b->wait = 0; /* the stream suits batches: the next one right away */
