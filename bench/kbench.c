@@ -46,13 +46,28 @@ static void efd_post(int fd)
 		abort(); /* an eventfd write of 1 cannot fail short of a bug */
 }
 
+static void tick_loop(struct kb_gen *g)
+{
+	uint64_t next = g->t0;
+	long i;
+
+	for (i = 0; i < g->n; i++) {
+		for (next += g->tick_ns; kb_now_ns() < next;)
+			syscall(SYS_getpid);
+		efd_post(g->tick_fd);
+	}
+}
+
 static void gen_loop(struct kb_gen *g)
 {
 	long i, n = g->n;
 
 	g->t0 = kb_now_ns();
-	for (i = 0; i < n; i++)
-		syscall(SYS_getpid);
+	if (g->tick_ns)
+		tick_loop(g);
+	else
+		for (i = 0; i < n; i++)
+			syscall(SYS_getpid);
 	g->t1 = kb_now_ns();
 }
 

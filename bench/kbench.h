@@ -44,6 +44,10 @@ struct kb_gen {
 	bool joined;
 	bool done;            /* atomic; set after the last call */
 	uint64_t t0, t1;      /* the loop's CLOCK_MONOTONIC bounds */
+	/* Tick mode, set before kb_gen_go: n posts to tick_fd, tick_ns apart,
+	 * with getpid calls in between. 0: n getpid calls. */
+	uint64_t tick_ns;
+	int tick_fd;
 };
 
 int kb_gen_start(struct kb_gen *g, long n);

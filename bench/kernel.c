@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -52,7 +53,7 @@ enum { KB_EVENT_READ = EV_READ };
 
 #define MAX_CPUS 64
 
-enum kind { UNTRACED, LPR, L2, UV, UV_BARE, EVENT, EV, BPF, HAND };
+enum kind { UNTRACED, LPR, L2, UV, UV_BARE, EVENT, EV, BPF, HAND, EMPTY };
 
 struct cfg {
 	const char *key;   /* for -c */
@@ -65,7 +66,7 @@ struct cfg {
 
 enum {
 	C_UNTRACED, C_POLL, C_WM4K, C_L2, C_WM64K, C_WE1, C_UV, C_UV_BARE, C_EVENT, C_EV, C_BPF4K,
-	C_BPF1, C_HAND4K, C_HAND1, C_WM64K_256, C_POLL_256, NCFG
+	C_BPF1, C_HAND4K, C_HAND1, C_WM64K_256, C_POLL_256, C_EMPTY, NCFG
 };
 
 /* Each name says which API the row reads through. */
@@ -92,6 +93,8 @@ static const struct cfg cfgs[NCFG] = {
 			  LPR, 256, 65536, 0 },
 	[C_POLL_256] = { "poll-256", "h", "libperfring parse_until, default polling, 256 pages",
 			 LPR, 256, 0, 0 },
+	[C_EMPTY] = { "empty", "w0", "an empty wakeup: eventfd, no ring, at (g)'s wakeup rate",
+		      EMPTY, 0, 0, 0, true },
 };
 
 /* One wakeup per record slows the traced generator to some 50 k calls/s, so
@@ -800,6 +803,61 @@ static int run_hand(const struct cfg *c, long n, struct kb_run *r)
 	return err;
 }
 
+/* ------------------------------------------------------- an empty wakeup */
+
+/* What one cross-CPU wakeup costs the consumer thread with nothing to read:
+ * the generator posts an eventfd every empty_tick_ns (getpid calls between),
+ * and the consumer blocks in epoll_wait and reads it. n / 256 posts: a
+ * quarter of the wakeups a 4 KiB watermark makes for n 64-byte records. */
+static uint64_t empty_tick_ns = 100000; /* then (g) 4 KiB's, in each round */
+
+struct empty {
+	struct kb_tally t; /* own: posts read */
+	int fd;
+};
+
+static int empty_drain(void *ctx, int key)
+{
+	struct empty *e = ctx;
+	uint64_t v;
+
+	(void)key;
+	if (read(e->fd, &v, sizeof(v)) == sizeof(v))
+		e->t.own += v;
+	return 0;
+}
+
+static int run_empty(long n, struct kb_run *r)
+{
+	struct empty e = { .fd = -1 };
+	struct kb_usage u0;
+	struct kb_gen g;
+	int epfd = -1, err;
+
+	if ((err = kb_gen_start(&g, n / 256 > 0 ? n / 256 : 1)))
+		return err;
+	if ((err = kb_tally_init(&e.t, g.tid, 0)) ||
+	    (e.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
+	    (epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 || (err = watch(epfd, e.fd, 0)) ||
+	    (err = watch(epfd, g.done_fd, DONE_KEY))) {
+		err = err ? err : -errno;
+	} else {
+		g.tick_fd = e.fd;
+		g.tick_ns = empty_tick_ns;
+		kb_run_start(&g, &u0);
+		if (!(err = epoll_until_done(epfd, empty_drain, &e)))
+			empty_drain(&e, 0);
+		kb_run_finish(r, &e.t, &u0, &g);
+	}
+	kb_gen_join(&g);
+	if (epfd >= 0)
+		close(epfd);
+	if (e.fd >= 0)
+		close(e.fd);
+	kb_tally_free(&e.t);
+	return err;
+}
+
 /* ------------------------------------------------------------- rounds */
 
 static int run_cfg(const struct cfg *c, long n, struct kb_run *r)
@@ -819,6 +877,8 @@ static int run_cfg(const struct cfg *c, long n, struct kb_run *r)
 #endif
 	case HAND:
 		return run_hand(c, n, r);
+	case EMPTY:
+		return run_empty(n, r);
 	default:
 		return run_adapter(c, n, r);
 	}
@@ -829,8 +889,8 @@ static struct kb_run res[NCFG][64];
 /* Rows compared by a target run next to each other, so that the load of the
  * machine drifts as little as possible between the two. */
 static const int run_order[NCFG] = {
-	C_UNTRACED, C_WM4K, C_L2, C_BPF4K, C_HAND4K, C_UV, C_UV_BARE, C_EVENT, C_EV, C_WE1, C_BPF1,
-	C_HAND1, C_WM64K_256, C_POLL_256, C_POLL, C_WM64K,
+	C_UNTRACED, C_WM4K, C_L2, C_BPF4K, C_HAND4K, C_EMPTY, C_UV, C_UV_BARE, C_EVENT, C_EV, C_WE1,
+	C_BPF1, C_HAND1, C_WM64K_256, C_POLL_256, C_POLL, C_WM64K,
 };
 
 static int run_rounds(long n, long slow_n, int rounds)
@@ -847,6 +907,8 @@ static int run_rounds(long n, long slow_n, int rounds)
 				return err;
 			}
 			kb_run_print(cfgs[i].name, &res[i][k]);
+			if (i == C_HAND4K && res[i][k].nvcsw)
+				empty_tick_ns = res[i][k].wall_ns / res[i][k].nvcsw;
 		}
 		fprintf(stderr, "kernel: round %d/%d done\n", k + 1, rounds);
 	}
@@ -878,6 +940,11 @@ static void print_row(int i, int rounds)
 	const struct kb_run *runs = res[i];
 	size_t k = (size_t)rounds;
 
+	if (cfgs[i].kind == EMPTY) {
+		kb_report_line("| %s | %s | - | - | %.1f | - | - | - | - | - | - | - |", cfgs[i].tag,
+			       cfgs[i].name, kb_median_run(runs, k, kb_get_cpu_per_wakeup));
+		return;
+	}
 	if (cfgs[i].kind == UNTRACED) {
 		kb_report_line("| %s | %s | - | - | - | - | - | - | - | - | %.0f | 1.00 |", cfgs[i].tag,
 			       cfgs[i].name, kb_median_run(runs, k, kb_get_rate) / 1000.0);
@@ -956,6 +1023,24 @@ static void loop_share(int rounds)
 		       q, lo, hi, (q - 1.0) * 100.0);
 }
 
+/* Not a target of the issue: each 4 KiB row's CPU per wakeup over that of
+ * an empty wakeup (w0, run with -c) in the same round. */
+static void over_empty(int rounds)
+{
+	static const int rows[] = { C_WM4K, C_L2, C_UV, C_UV_BARE, C_EVENT, C_EV, C_BPF4K, C_HAND4K };
+	double q, lo, hi;
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		if (!selected[rows[i]] || !selected[C_EMPTY])
+			continue;
+		q = paired(rows[i], C_EMPTY, rounds, kb_get_cpu_per_wakeup, &lo, &hi);
+		kb_report_line("| CPU per wakeup: (%s) %s vs (w0) an empty wakeup | %.3f | %.2f-%.2f "
+			       "| - | %+.1f%% |", cfgs[rows[i]].tag, cfgs[rows[i]].name, q, lo, hi,
+			       (q - 1.0) * 100.0);
+	}
+}
+
 static void print_targets(int rounds)
 {
 	static const int lpr4k[] = { C_WM4K, C_L2, C_UV, C_EVENT, C_EV };
@@ -974,6 +1059,7 @@ static void print_targets(int rounds)
 	cpu_target(C_WE1, C_HAND1, 1.10, rounds);
 	h_targets(rounds);
 	loop_share(rounds);
+	over_empty(rounds);
 }
 
 static int report(long n, long slow_n, int rounds, int argc, char **argv)
@@ -1000,7 +1086,9 @@ static int report(long n, long slow_n, int rounds, int argc, char **argv)
 		 "the row's N; foreign = records of other tasks (libbpf enables before the filter "
 		 "can be set); latency = CLOCK_MONOTONIC at the callback minus the record's time, "
 		 "on one record in %u; rate ratio = generator calls/s over the same round's "
-		 "untraced loop.",
+		 "untraced loop. (w0), when -c names it, reads no records: the generator posts "
+		 "an eventfd at the wakeup rate (g) 4 KiB had in that round, calling getpid in "
+		 "between, and the consumer blocks in epoll_wait and reads it.",
 		 n, slow_n, KB_GEN_CPU, KB_CONS_CPU, rounds, KB_FLUSH_WAIT_MS, KB_LAT_STRIDE);
 	if (kb_report_begin("libperfring against libbpf and a hand-written reader (bench/kernel)",
 			    note, "#|consumer|CPU µs / 1,000 rec|wakeups / 1,000 rec|CPU µs / wakeup|lost|foreign|"
