@@ -29,7 +29,7 @@ struct gen_start {
 	pthread_barrier_t ready;
 };
 
-static uint64_t efd_wait(int fd)
+uint64_t kb_efd_read(int fd)
 {
 	uint64_t v = 0;
 
@@ -81,7 +81,7 @@ static void *gen_main(void *arg)
 	if (kb_pin(KB_GEN_CPU))
 		g->n = 0;
 	pthread_barrier_wait(&st->ready);
-	efd_wait(g->go_fd);
+	kb_efd_read(g->go_fd);
 	gen_loop(g);
 	/* Release: every record of the loop is in its ring before done reads true. */
 	__atomic_store_n(&g->done, true, __ATOMIC_RELEASE);
@@ -328,7 +328,7 @@ int kb_run_untraced(long n, struct kb_run *r)
 		return err;
 	}
 	kb_run_start(&g, &u0);
-	efd_wait(g.done_fd);
+	kb_efd_read(g.done_fd);
 	kb_run_finish(r, &t, &u0, &g);
 	kb_tally_free(&t);
 	return 0;

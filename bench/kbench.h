@@ -51,6 +51,8 @@ struct kb_gen {
 };
 
 int kb_gen_start(struct kb_gen *g, long n);
+/* An eventfd's count, read through EINTR; 0 if a non-blocking one is at 0. */
+uint64_t kb_efd_read(int fd);
 void kb_gen_go(struct kb_gen *g);
 /* Every record of the stream is in the rings once this is true. */
 bool kb_gen_done(const struct kb_gen *g);

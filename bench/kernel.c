@@ -819,11 +819,9 @@ struct empty {
 static int empty_drain(void *ctx, int key)
 {
 	struct empty *e = ctx;
-	uint64_t v;
 
 	(void)key;
-	if (read(e->fd, &v, sizeof(v)) == sizeof(v))
-		e->t.own += v;
+	e->t.own += kb_efd_read(e->fd);
 	return 0;
 }
 
@@ -1031,8 +1029,10 @@ static void over_empty(int rounds)
 	double q, lo, hi;
 	size_t i;
 
+	if (!selected[C_EMPTY])
+		return;
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		if (!selected[rows[i]] || !selected[C_EMPTY])
+		if (!selected[rows[i]])
 			continue;
 		q = paired(rows[i], C_EMPTY, rounds, kb_get_cpu_per_wakeup, &lo, &hi);
 		kb_report_line("| CPU per wakeup: (%s) %s vs (w0) an empty wakeup | %.3f | %.2f-%.2f "
@@ -1087,8 +1087,9 @@ static int report(long n, long slow_n, int rounds, int argc, char **argv)
 		 "can be set); latency = CLOCK_MONOTONIC at the callback minus the record's time, "
 		 "on one record in %u; rate ratio = generator calls/s over the same round's "
 		 "untraced loop. (w0), when -c names it, reads no records: the generator posts "
-		 "an eventfd at the wakeup rate (g) 4 KiB had in that round, calling getpid in "
-		 "between, and the consumer blocks in epoll_wait and reads it.",
+		 "an eventfd at the wakeup rate (g) 4 KiB had in that round (every 100 µs when "
+		 "(g) 4 KiB does not run), calling getpid in between, and the consumer blocks in "
+		 "epoll_wait and reads it.",
 		 n, slow_n, KB_GEN_CPU, KB_CONS_CPU, rounds, KB_FLUSH_WAIT_MS, KB_LAT_STRIDE);
 	if (kb_report_begin("libperfring against libbpf and a hand-written reader (bench/kernel)",
 			    note, "#|consumer|CPU µs / 1,000 rec|wakeups / 1,000 rec|CPU µs / wakeup|lost|foreign|"
