@@ -3,7 +3,7 @@
  * bench/merge: time-ordered reading of K rings, in memory.
  *
  * The same N records of 40 B (IDENTIFIER, TID, TIME, CPU) are spread over K
- * synthetic rings (bench_session_synthetic) in two patterns:
+ * synthetic rings (synth_session_new) in two patterns:
  *   fine    consecutive timestamps alternate between the rings;
  *   coarse  runs of RUN_LEN consecutive timestamps per ring, round robin.
  * and read in time order four ways:
@@ -35,9 +35,10 @@
  * O(K) a record under fine interleaving.
  */
 #include "benchutil.h"
-#include "deliver.h"
+#include "read/deliver.h"
+#include "read/merge.h"
 #include "event.h"
-#include "record.h"
+#include "decode/record.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -106,7 +107,7 @@ static void advance(struct heads *hd, size_t i)
 	struct pr_cpu *c = &hd->s->cpu[i];
 	bool stop = false;
 
-	pr_dispatch(hd->s, c, hd->h[i], &stop);
+	pr_dispatch(c, hd->h[i], &stop);
 	pr_ring_consume(&c->ring, hd->h[i]);
 	hd->h[i] = pr_peek(c);
 	hd->key[i] = head_key(c, hd->h[i]);
@@ -140,7 +141,7 @@ static void heads_end(struct heads *hd)
 
 STRATEGY by_tree(struct heads *hd)
 {
-	struct pr_tree *t = &hd->s->tree;
+	struct pr_tree *t = &hd->s->merge->tree;
 	const struct pr_tree_ent *w;
 	size_t i;
 
@@ -220,7 +221,7 @@ STRATEGY by_drain(struct heads *hd)
 /* ------------------------------------------------------ one run */
 
 struct bed {
-	struct bench_session b;
+	struct synth_session b;
 	struct order o;
 	struct heads hd;
 	size_t k;
@@ -244,7 +245,7 @@ static int bed_init(struct bed *bed, size_t k, uint64_t records)
 	if (!bed->hd.h || !bed->hd.key)
 		err = -ENOMEM;
 	else
-		err = bench_session_synthetic(&bed->b, k, bench_pow2(per_ring), &a, on_sample,
+		err = synth_session_new(&bed->b, k, synth_pow2(per_ring), &a, on_sample,
 					      &bed->o);
 	if (err) {
 		free(bed->hd.h);
@@ -257,7 +258,7 @@ static int bed_init(struct bed *bed, size_t k, uint64_t records)
 
 static void bed_free(struct bed *bed)
 {
-	bench_session_free(&bed->b);
+	synth_session_free(&bed->b);
 	free(bed->hd.h);
 	free(bed->hd.key);
 }
@@ -271,18 +272,18 @@ static size_t ring_of(enum pattern p, uint64_t i, size_t k)
 static int fill(struct bed *bed, enum pattern p)
 {
 	struct synth_fields f = { .pid = 4242, .tid = 4243 };
-	size_t off = bench_time_offset(bench_sample_type(&bed->b)), len = 0, r;
+	size_t off = synth_time_offset(synth_session_sample_type(&bed->b)), len = 0, r;
 	uint8_t *rec = calloc(bed->k, 64);
 	uint64_t i;
 	int err = rec ? 0 : -ENOMEM;
 
-	bench_session_clear(&bed->b);
+	synth_session_clear(&bed->b);
 	for (r = 0; !err && r < bed->k; r++)
-		if ((len = bench_template(&bed->b, r, &f, rec + 64 * r, 64)) != 40)
+		if ((len = synth_session_template(&bed->b, r, &f, rec + 64 * r, 64)) != 40)
 			err = -EINVAL;
 	for (i = 0; !err && i < bed->records; i++) {
 		r = ring_of(p, i, bed->k);
-		err = bench_put(&bed->b, r, rec + 64 * r, len, off, T0 + i);
+		err = synth_session_put(&bed->b, r, rec + 64 * r, len, off, T0 + i);
 	}
 	free(rec);
 	return err;
@@ -342,7 +343,7 @@ static double one_run(struct bed *bed, enum strategy st)
 	uint64_t t0, t1;
 	int n;
 
-	bench_session_rewind(&bed->b);
+	synth_session_rewind(&bed->b);
 	bed->o = (struct order){ 0 };
 	t0 = bench_now_ns();
 	n = run_strategy(bed, st);

@@ -2,7 +2,7 @@
 /*
  * bench/parse: decode speed of one CPU's ring, in memory.
  *
- * A synthetic session (bench_session_synthetic) with one ring is filled with
+ * A synthetic session (synth_session_new) with one ring is filled with
  * identical-layout samples, then read repeatedly three ways:
  *   walk   a bare loop that steps from record to record by header size: the
  *          limit any reader of this ring has to pay;
@@ -60,7 +60,7 @@ struct tally {
 /* One ring under test and what every pass over it must produce. */
 struct bed {
 	const struct workload *w;
-	struct bench_session b;
+	struct synth_session b;
 	struct tally t;
 	uint64_t records, expect_sum;
 	size_t rec_size;
@@ -137,13 +137,13 @@ static int fill(struct bed *bed)
 		.raw = &raw, .raw_size = sizeof(raw),
 	};
 	uint8_t rec[512];
-	size_t off = bench_time_offset(bench_sample_type(&bed->b));
+	size_t off = synth_time_offset(synth_session_sample_type(&bed->b));
 
-	bed->rec_size = bench_template(&bed->b, 0, &f, rec, sizeof(rec));
+	bed->rec_size = synth_session_template(&bed->b, 0, &f, rec, sizeof(rec));
 	if (!bed->rec_size)
 		return -EINVAL;
 	bed->records = 0;
-	while (!bench_put(&bed->b, 0, rec, bed->rec_size, off, T0 + bed->records))
+	while (!synth_session_put(&bed->b, 0, rec, bed->rec_size, off, T0 + bed->records))
 		bed->records++;
 	bed->expect_sum = expected_sum(bed->w, bed->records);
 	return 0;
@@ -160,10 +160,10 @@ static int bed_init(struct bed *bed, const struct workload *w, uint64_t ring_byt
 	memset(bed, 0, sizeof(*bed));
 	bed->w = w;
 	bed->passes = (unsigned)(COLD_BYTES / ring_bytes);
-	if ((err = bench_session_synthetic(&bed->b, 1, ring_bytes, &a, w->fn, &bed->t)))
+	if ((err = synth_session_new(&bed->b, 1, ring_bytes, &a, w->fn, &bed->t)))
 		return err;
 	if ((err = fill(bed)))
-		bench_session_free(&bed->b);
+		synth_session_free(&bed->b);
 	return err;
 }
 
@@ -203,7 +203,7 @@ static bool one_pass(struct bed *bed, enum method m)
 	struct perfring_session *s = bed->b.s;
 	int n;
 
-	bench_session_rewind(&bed->b);
+	synth_session_rewind(&bed->b);
 	bed->t = (struct tally){ 0 };
 	switch (m) {
 	case M_WALK:
@@ -288,7 +288,7 @@ static int run(const struct workload *w, uint64_t ring_bytes, const char *where,
 	err = measure(&bed, res);
 	if (!err)
 		report(&bed, where, res);
-	bench_session_free(&bed.b);
+	synth_session_free(&bed.b);
 	return err;
 }
 

@@ -1,10 +1,10 @@
 # Synthetic (in-memory) benchmarks: they reach the library's internals, so
-# they link the convenience library and the synthetic-ring builder, which
+# they link the convenience library and the test-support library, which
 # exists only when Criterion does (tests/local.mk).
 if HAVE_CRITERION
-BENCH_SYNTH_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+BENCH_SYNTH_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 BENCH_SYNTH_CFLAGS = $(AM_CFLAGS) -O2
-BENCH_SYNTH_LDADD = tests/libsynth.la core/libperfring-core.la
+BENCH_SYNTH_LDADD = tests/libprtest.la core/libperfring-core.la
 
 noinst_PROGRAMS += bench/parse bench/merge
 bench_parse_SOURCES = bench/parse.c bench/benchutil.c bench/benchutil.h

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+/* The event registry: building each kind of event, and the per-event calls. */
 #include "event.h"
-#include "record.h"
-#include "session.h"
-#include "sys.h"
+#include "base/sys.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -24,7 +23,7 @@ void pr_event_force_attr(struct perf_event_attr *a)
 	a->wakeup_events = 0;
 }
 
-void pr_event_free(struct perfring_event *ev)
+static void event_free(struct perfring_event *ev)
 {
 	if (!ev)
 		return;
@@ -33,42 +32,51 @@ void pr_event_free(struct perfring_event *ev)
 	free(ev);
 }
 
-static int check_addable(struct perfring_session *s, const char *fn)
+void pr_registry_free(struct pr_registry *r)
 {
-	if (!s)
-		return pr_null(NULL, fn, "s");
-	if (s->state != PR_NEW)
-		return pr_err(s, -EBUSY, "events can only be added before perfring_session_start");
+	size_t i;
+
+	for (i = 0; i < r->nevents; i++)
+		event_free(r->events[i]);
+	free(r->events);
+	r->events = NULL;
+	r->nevents = 0;
+}
+
+static int check_addable(struct pr_registry *r)
+{
+	if (r->frozen)
+		return pr_err(r->err, -EBUSY, "events can only be added before perfring_session_start");
 	return 0;
 }
 
 /* Takes ownership of ev: registers it, or frees it on failure. */
-static int register_event(struct perfring_session *s, struct perfring_event *ev,
+static int register_event(struct pr_registry *r, struct perfring_event *ev,
 			  struct perfring_event **out)
 {
 	struct perfring_event **arr;
 
-	arr = pr_realloc(s->events, (s->nevents + 1) * sizeof(*arr));
+	arr = pr_realloc(r->events, (r->nevents + 1) * sizeof(*arr));
 	if (!arr) {
-		pr_err(s, -ENOMEM, "out of memory adding event %s", ev->name);
-		pr_event_free(ev);
+		pr_err(r->err, -ENOMEM, "out of memory adding event %s", ev->name);
+		event_free(ev);
 		return -ENOMEM;
 	}
-	s->events = arr;
-	s->events[s->nevents++] = ev;
-	ev->s = s;
+	r->events = arr;
+	r->events[r->nevents++] = ev;
+	ev->reg = r;
 	if (out)
 		*out = ev;
 	return 0;
 }
 
-static struct perfring_event *event_alloc(struct perfring_session *s, enum pr_ev_kind kind,
+static struct perfring_event *event_alloc(struct pr_registry *r, enum pr_ev_kind kind,
 					  const struct perf_event_attr *attr)
 {
 	struct perfring_event *ev = pr_calloc(1, sizeof(*ev));
 
 	if (!ev) {
-		pr_err(s, -ENOMEM, "out of memory adding an event");
+		pr_err(r->err, -ENOMEM, "out of memory adding an event");
 		return NULL;
 	}
 	ev->kind = kind;
@@ -78,16 +86,16 @@ static struct perfring_event *event_alloc(struct perfring_session *s, enum pr_ev
 	return ev;
 }
 
-static int tracefs_root(struct perfring_session *s, char *root, size_t len)
+static int tracefs_root(struct pr_errbuf *e, char *root, size_t len)
 {
 	int err = pr_tracefs_root(root, len);
 
 	if (err == -EACCES || err == -EPERM)
-		return pr_err(s, err, "tracefs (/sys/kernel/tracing) is not readable: %s; "
+		return pr_err(e, err, "tracefs (/sys/kernel/tracing) is not readable: %s; "
 			      "tracepoints need root, or tracefs mounted with a group you are in "
 			      "(mount -o remount,gid=GROUP,mode=0750)", perfring_strerror(err));
 	if (err)
-		return pr_err(s, err,
+		return pr_err(e, err,
 			      "tracefs not found (PERFRING_TRACEFS, /sys/kernel/tracing, "
 			      "/sys/kernel/debug/tracing, /proc/mounts): %s; mount it with "
 			      "`mount -t tracefs nodev /sys/kernel/tracing`",
@@ -95,50 +103,50 @@ static int tracefs_root(struct perfring_session *s, char *root, size_t len)
 	return 0;
 }
 
-static int load_format(struct perfring_session *s, const char *root, const char *sys,
+static int load_format(struct pr_errbuf *e, const char *root, const char *sys,
 		       const char *name, struct pr_tp_format *fmt)
 {
 	char why[160] = "";
 	int err = pr_tracefs_load(root, sys, name, fmt, why, sizeof(why));
 
 	if (err == -ENOENT)
-		return pr_err(s, err,
+		return pr_err(e, err,
 			      "no tracepoint %s:%s in %s/events; list the available ones with "
 			      "`ls %s/events/%s` or `perf list tracepoint`",
 			      sys, name, root, root, sys);
 	if (err)
-		return pr_err(s, err, "tracepoint %s:%s: reading %s/events/%s/%s/format: %s%s%s",
+		return pr_err(e, err, "tracepoint %s:%s: reading %s/events/%s/%s/format: %s%s%s",
 			      sys, name, root, sys, name, perfring_strerror(err),
 			      why[0] ? ": " : "", why);
 	return 0;
 }
 
-PERFRING_API int perfring_session_add_tracepoint(struct perfring_session *s, const char *system,
-						 const char *name, struct perfring_event **out)
+int pr_add_tracepoint(struct pr_registry *r, const char *system, const char *name,
+		      struct perfring_event **out)
 {
 	struct perf_event_attr a = { 0 };
 	struct perfring_event *ev;
 	char root[PATH_MAX];
-	int err = check_addable(s, __func__);
+	int err = check_addable(r);
 
 	if (err)
 		return err;
 	if (!system || !name)
-		return pr_null(s, __func__, system ? "name" : "system");
-	if ((err = tracefs_root(s, root, sizeof(root))))
+		return pr_null(r->err, "perfring_session_add_tracepoint", system ? "name" : "system");
+	if ((err = tracefs_root(r->err, root, sizeof(root))))
 		return err;
 	a.type = PERF_TYPE_TRACEPOINT;
 	a.sample_period = 1;
 	a.sample_type = PERF_SAMPLE_RAW;
-	if (!(ev = event_alloc(s, PR_EV_TRACEPOINT, &a)))
+	if (!(ev = event_alloc(r, PR_EV_TRACEPOINT, &a)))
 		return -ENOMEM;
-	if ((err = load_format(s, root, system, name, &ev->fmt))) {
-		pr_event_free(ev);
+	if ((err = load_format(r->err, root, system, name, &ev->fmt))) {
+		event_free(ev);
 		return err;
 	}
 	ev->attr.config = ev->fmt.id;
 	snprintf(ev->name, sizeof(ev->name), "%s:%s", system, name);
-	return register_event(s, ev, out);
+	return register_event(r, ev, out);
 }
 
 static const uint64_t sw_config[] = {
@@ -155,24 +163,22 @@ static const char *const sw_name[] = {
 	"minor-faults", "major-faults", "cpu-migrations",
 };
 
-PERFRING_API int perfring_session_add_software_opts(struct perfring_session *s,
-						    enum perfring_software kind,
-						    const struct perfring_software_opts *opts,
-						    struct perfring_event **out)
+int pr_add_software(struct pr_registry *r, enum perfring_software kind,
+		    const struct perfring_software_opts *opts, struct perfring_event **out)
 {
 	struct perfring_software_opts o;
 	struct perf_event_attr a = { 0 };
 	struct perfring_event *ev;
-	int err = check_addable(s, __func__);
+	int err = check_addable(r);
 
 	if (err)
 		return err;
 	if ((unsigned)kind >= sizeof(sw_config) / sizeof(sw_config[0]))
-		return pr_err(s, -EINVAL, "add_software: unknown kind %d", (int)kind);
-	if ((err = pr_opts_copy(s, "perfring_software_opts", &o, sizeof(o), opts)))
+		return pr_err(r->err, -EINVAL, "add_software: unknown kind %d", (int)kind);
+	if ((err = pr_opts_copy(r->err, "perfring_software_opts", &o, sizeof(o), opts)))
 		return err;
 	if (o.period && o.freq)
-		return pr_err(s, -EINVAL, "perfring_software_opts: period and freq exclude each other");
+		return pr_err(r->err, -EINVAL, "perfring_software_opts: period and freq exclude each other");
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = sw_config[kind];
 	a.freq = o.freq != 0;
@@ -181,42 +187,32 @@ PERFRING_API int perfring_session_add_software_opts(struct perfring_session *s,
 			(o.callchain ? PERF_SAMPLE_CALLCHAIN : 0);
 	a.exclude_kernel = o.exclude_kernel != 0;
 	a.exclude_hv = 1;
-	if (!(ev = event_alloc(s, PR_EV_SOFTWARE, &a)))
+	if (!(ev = event_alloc(r, PR_EV_SOFTWARE, &a)))
 		return -ENOMEM;
 	snprintf(ev->name, sizeof(ev->name), "software:%s", sw_name[kind]);
-	return register_event(s, ev, out);
+	return register_event(r, ev, out);
 }
 
-PERFRING_API int perfring_session_add_software(struct perfring_session *s,
-					       enum perfring_software kind, uint64_t period,
-					       struct perfring_event **out)
-{
-	struct perfring_software_opts o = { .sz = sizeof(o), .period = period };
-
-	return perfring_session_add_software_opts(s, kind, &o, out);
-}
-
-PERFRING_API int perfring_session_add_attr(struct perfring_session *s,
-					   const struct perf_event_attr *attr,
-					   struct perfring_event **out)
+int pr_add_attr(struct pr_registry *r, const struct perf_event_attr *attr,
+		struct perfring_event **out)
 {
 	struct perfring_event *ev;
 	const char *bad;
-	int err = check_addable(s, __func__);
+	int err = check_addable(r);
 
 	if (err)
 		return err;
 	if (!attr)
-		return pr_null(s, __func__, "attr");
+		return pr_null(r->err, "perfring_session_add_attr", "attr");
 	bad = pr_sample_unsupported(attr->sample_type);
 	if (bad)
-		return pr_err(s, -EOPNOTSUPP,
+		return pr_err(r->err, -EOPNOTSUPP,
 			      "add_attr: sample_type bit %s is not supported by the decoder", bad);
-	if (!(ev = event_alloc(s, PR_EV_ATTR, attr)))
+	if (!(ev = event_alloc(r, PR_EV_ATTR, attr)))
 		return -ENOMEM;
 	snprintf(ev->name, sizeof(ev->name), "attr:type=%u,config=%llu", attr->type,
 		 (unsigned long long)attr->config);
-	return register_event(s, ev, out);
+	return register_event(r, ev, out);
 }
 
 PERFRING_API int perfring_event_set_callback(struct perfring_event *ev, perfring_sample_fn fn,
@@ -236,12 +232,13 @@ PERFRING_API int perfring_event_set_filter(struct perfring_event *ev, const char
 	if (!ev)
 		return pr_null(NULL, __func__, "ev");
 	if (ev->kind != PR_EV_TRACEPOINT)
-		return pr_err(ev->s, -EINVAL, "set_filter: %s is not a tracepoint", ev->name);
-	if (ev->s->state != PR_NEW)
-		return pr_err(ev->s, -EBUSY, "set_filter: %s: set filters before start", ev->name);
+		return pr_err(ev->reg->err, -EINVAL, "set_filter: %s is not a tracepoint", ev->name);
+	if (ev->reg->frozen)
+		return pr_err(ev->reg->err, -EBUSY, "set_filter: %s: set filters before start",
+			      ev->name);
 	copy = filter ? pr_strdup(filter) : NULL;
 	if (filter && !copy)
-		return pr_err(ev->s, -ENOMEM, "out of memory setting a filter");
+		return pr_err(ev->reg->err, -ENOMEM, "out of memory setting a filter");
 	free(ev->filter);
 	ev->filter = copy;
 	return 0;
@@ -253,12 +250,13 @@ PERFRING_API int perfring_event_field(const struct perfring_event *ev, const cha
 	const struct perfring_field *f;
 
 	if (!ev || !name || !out)
-		return pr_null(ev ? ev->s : NULL, __func__, !ev ? "ev" : !name ? "name" : "out");
+		return pr_null(ev ? ev->reg->err : NULL, __func__,
+			       !ev ? "ev" : !name ? "name" : "out");
 	if (ev->kind != PR_EV_TRACEPOINT)
-		return pr_err(ev->s, -EINVAL, "event_field: %s is not a tracepoint", ev->name);
+		return pr_err(ev->reg->err, -EINVAL, "event_field: %s is not a tracepoint", ev->name);
 	f = pr_format_field(&ev->fmt, name);
 	if (!f)
-		return pr_err(ev->s, -ENOENT, "event_field: %s has no field %s", ev->name, name);
+		return pr_err(ev->reg->err, -ENOENT, "event_field: %s has no field %s", ev->name, name);
 	*out = *f;
 	return 0;
 }
@@ -273,18 +271,14 @@ PERFRING_API const struct perf_event_attr *perfring_event_attr(const struct perf
 	return ev ? &ev->attr : NULL;
 }
 
-PERFRING_API int perfring_session_set_record_callback(struct perfring_session *s, uint32_t mask,
-						      perfring_record_fn fn, void *ctx)
+int pr_set_record_callback(struct pr_registry *r, uint32_t mask, perfring_record_fn fn,
+			   void *ctx)
 {
-	if (!s)
-		return pr_null(NULL, __func__, "s");
 	if (mask & ~(uint32_t)PERFRING_REC_ALL)
-		return pr_err(s, -EINVAL, "set_record_callback: unknown bits 0x%x in mask",
+		return pr_err(r->err, -EINVAL, "set_record_callback: unknown bits 0x%x in mask",
 			      mask & ~(uint32_t)PERFRING_REC_ALL);
-	if (s->state != PR_NEW)
-		return pr_err(s, -EBUSY, "set_record_callback: only before start");
-	s->rec_mask = mask;
-	s->rec_fn = fn;
-	s->rec_ctx = ctx;
+	if (r->frozen)
+		return pr_err(r->err, -EBUSY, "set_record_callback: only before start");
+	r->sink = (struct pr_sink){ fn, ctx, mask };
 	return 0;
 }

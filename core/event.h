@@ -1,17 +1,34 @@
 /* SPDX-License-Identifier: MIT */
-/* The event registry: what each added event is, and its callback. */
+/* The event registry: what each added event is, its callback, and the
+ * session's record callback. Knows no session: it owns a pr_registry. */
 #ifndef PR_EVENT_H
 #define PR_EVENT_H
 
-#include "record.h"
-#include "tracefs.h"
+#include "base/err.h"
+#include "decode/record.h"
+#include "kernel/tracefs.h"
 
 #include <perfring/perfring.h>
 
 enum pr_ev_kind { PR_EV_TRACEPOINT, PR_EV_SOFTWARE, PR_EV_ATTR };
 
+/* Where kernel records go: read by the slow path of every parse. */
+struct pr_sink {
+	perfring_record_fn fn;
+	void *ctx;
+	uint32_t mask;              /* PERFRING_REC_* asked for */
+};
+
+struct pr_registry {
+	struct perfring_event **events;
+	size_t nevents;
+	struct pr_sink sink;
+	bool frozen;                /* started: nothing is added or changed */
+	struct pr_errbuf *err;      /* the owner's sentence buffer */
+};
+
 struct perfring_event {
-	struct perfring_session *s;
+	struct pr_registry *reg;
 	enum pr_ev_kind kind;
 	struct perf_event_attr attr;
 	struct pr_layout layout;   /* of attr.sample_type, for the decoder */
@@ -35,6 +52,16 @@ static inline bool pr_event_call(const struct perfring_event *ev,
 /* Forces what every event needs to share a ring and be timed (see add_attr). */
 void pr_event_force_attr(struct perf_event_attr *a);
 
-void pr_event_free(struct perfring_event *ev);
+/* The public add calls, on a registry (the session's wrappers check s). */
+int pr_add_tracepoint(struct pr_registry *r, const char *system, const char *name,
+		      struct perfring_event **out);
+int pr_add_software(struct pr_registry *r, enum perfring_software kind,
+		    const struct perfring_software_opts *opts, struct perfring_event **out);
+int pr_add_attr(struct pr_registry *r, const struct perf_event_attr *attr,
+		struct perfring_event **out);
+int pr_set_record_callback(struct pr_registry *r, uint32_t mask, perfring_record_fn fn,
+			   void *ctx);
+
+void pr_registry_free(struct pr_registry *r);
 
 #endif

@@ -1,28 +1,26 @@
 # libperfring: built once as a convenience library (tests link it to reach
 # internals) and wrapped into the installed shared/static library, which
-# exports only perfring_* (visibility hidden + PERFRING_API).
+# exports only perfring_* (visibility hidden + PERFRING_API). The folders
+# are the layers of docs/INTERNALS.md; `scripts/dev layout` checks them.
 noinst_LTLIBRARIES += core/libperfring-core.la
 core_libperfring_core_la_CPPFLAGS = $(AM_CPPFLAGS) -DPERFRING_BUILDING
 core_libperfring_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 core_libperfring_core_la_SOURCES = \
-	core/sys.c core/sys.h \
-	core/error.c core/error.h \
-	core/ring.c core/ring.h \
-	core/record.c core/record.h \
-	core/merge.c core/merge.h \
-	core/cpulist.c core/cpulist.h \
-	core/tracefs.c core/tracefs.h core/format.c core/text.h \
-	core/field.c \
+	core/base/sys.c core/base/sys.h core/base/err.c core/base/err.h \
+	core/base/text.h core/base/clock.h \
+	core/decode/record.c core/decode/record.h core/decode/field.c \
+	core/kernel/ring.c core/kernel/ring.h core/kernel/cpulist.c core/kernel/cpulist.h \
+	core/kernel/tracefs.c core/kernel/tracefs.h core/kernel/format.c \
 	core/event.c core/event.h \
-	core/session.c core/session.h \
-	core/open.c \
-	core/deliver.c core/deliver.h \
-	core/drain.c core/drain.h core/hot.h \
-	core/batch.c core/batch.h core/cursor.h \
-	core/merged.c \
-	core/parse.c core/parse.h \
-	core/wait.c \
-	core/reactor.c
+	core/read/cpu.c core/read/cpu.h \
+	core/kernel/open.c core/kernel/open.h \
+	core/read/tree.c core/read/tree.h core/read/order.h core/read/fast.h \
+	core/read/deliver.c core/read/deliver.h core/read/drain.c core/read/drain.h \
+	core/read/cursor.h core/read/batch.c core/read/batch.h \
+	core/read/merge.c core/read/merge.h \
+	core/opts.c core/opts.h core/session.c core/session.h core/parse.c \
+	core/loop/reactor.c core/loop/reactor.h core/loop/epoll.c core/loop/epoll.h \
+	core/loop/wait.c
 
 lib_LTLIBRARIES += core/libperfring.la
 core_libperfring_la_SOURCES =

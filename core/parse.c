@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The public parse calls: one CPU (push or pull), or all CPUs in time order. */
-#include "deliver.h"
-#include "drain.h"
-#include "parse.h"
+#include "session.h"
+#include "read/deliver.h"
+#include "read/drain.h"
+#include "read/merge.h"
 
 #include <errno.h>
 
@@ -13,10 +14,10 @@ static int started_cpu(struct perfring_session *s, int cpu, struct pr_cpu **c)
 	if (!s)
 		return pr_null(NULL, "parse_for_cpu", "s");
 	if (s->state == PR_NEW)
-		return pr_err(s, -EINVAL, "parse before perfring_session_start");
+		return pr_err(&s->err, -EINVAL, "parse before perfring_session_start");
 	i = pr_cpu_index(s, cpu);
 	if (i < 0)
-		return pr_err(s, -ENOENT, "CPU %d is not watched by this session", cpu);
+		return pr_err(&s->err, -ENOENT, "CPU %d is not watched by this session", cpu);
 	*c = &s->cpu[i];
 	return 0;
 }
@@ -29,7 +30,7 @@ PERFRING_API int perfring_session_parse_for_cpu_n(struct perfring_session *s, in
 
 	if (err)
 		return err;
-	return pr_parse_ring(s, c, max, more, NULL);
+	return pr_drain(c, max, more, NULL);
 }
 
 PERFRING_API int perfring_session_parse_for_cpu(struct perfring_session *s, int cpu)
@@ -46,7 +47,7 @@ PERFRING_API int perfring_cpu_next(struct perfring_session *s, int cpu,
 	if (err)
 		return err;
 	if (!sample || !rec)
-		return pr_null(s, __func__, sample ? "rec" : "sample");
+		return pr_null(&s->err, __func__, sample ? "rec" : "sample");
 	if (!c->pulling) {
 		pr_begin(c);
 		c->pulling = true;
@@ -70,6 +71,6 @@ PERFRING_API int perfring_session_parse_all(struct perfring_session *s)
 	if (!s)
 		return pr_null(NULL, __func__, "s");
 	if (s->state == PR_NEW)
-		return pr_err(s, -EINVAL, "parse before perfring_session_start");
-	return pr_parse_merged(s, NULL);
+		return pr_err(&s->err, -EINVAL, "parse before perfring_session_start");
+	return pr_merge_parse(s->merge, NULL);
 }

@@ -1,38 +1,27 @@
 /* SPDX-License-Identifier: MIT */
-/* The session: options, CPUs, rings, and the state every other unit shares. */
+/* The session: its options, its CPU set, its events, its rings and its
+ * lifecycle. Each part's rules live with that part; this only holds them. */
 #ifndef PR_SESSION_H
 #define PR_SESSION_H
 
-#include "error.h"
-#include "merge.h"
-#include "ring.h"
+#include "base/err.h"
+#include "event.h"
+#include "kernel/open.h"
+#include "read/cpu.h"
 
 #include <perfring/perfring.h>
-#include <sys/types.h>
 
-struct pr_idmap { uint64_t id; struct perfring_event *ev; };
-
-/* One watched CPU: its ring, and the fds redirected into it. Written only by
- * the thread parsing this CPU, so it is padded to its own cache lines. */
-struct pr_cpu {
-	int cpu;
-	int leader_fd;              /* mmapped; the fd callers watch */
-	void *map;
-	size_t map_len;
-	struct pr_ring ring;
-	uint8_t *scratch;
-	struct pr_idmap *ids;       /* sorted by id; NULL ev = the dummy leader */
-	size_t nids;
-	struct pr_idmap last;       /* last lookup hit */
-	int *fds;                   /* every other fd on this CPU */
-	size_t nfds;
-	struct perfring_cpu_stats st;
-	uint64_t last_time;         /* of the last record delivered */
-	bool pulling;               /* pull form holds an uncommitted batch */
-	char pad[64];               /* keeps CPUs parsed by different threads apart */
-};
+struct pr_merge;
 
 enum pr_state { PR_NEW, PR_STARTED, PR_STOPPED };
+
+/* Something attached to a session from a layer above it (a reactor, the
+ * built-in wait): told when the session goes away, so it can let go of
+ * everything it holds of the session's. */
+struct pr_attachment {
+	void (*release)(struct pr_attachment *a);
+	struct pr_attachment *next;
+};
 
 struct perfring_session {
 	struct perfring_opts o;     /* validated copy; o.cpus is NULL */
@@ -41,27 +30,18 @@ struct perfring_session {
 	size_t page_size;
 	uint64_t data_size;         /* ring_pages * page_size */
 	enum pr_state state;
-	struct perfring_event **events;
-	size_t nevents;
-	uint32_t rec_mask;
-	perfring_record_fn rec_fn;
-	void *rec_ctx;
-	pid_t *tids;                /* pid mode: the threads at start */
-	size_t ntids;
+	struct pr_registry reg;
 	struct pr_cpu *cpu;         /* ncpu, set at start */
 	struct perfring_cpu_fd *fds;
-	int epfd;                   /* wakeup mode: every leader fd, and tfd */
-	int tfd;                    /* wakeup mode: the flush timer (timerfd) */
-	struct pr_tree tree;         /* the merge over every CPU */
-	struct pr_cursor *cur;      /* the merge's reading state, a line per CPU */
-	struct pr_batch *batch;     /* the merge's batches; NULL: one ring */
-	uint64_t last_merged_time;
-	uint64_t merged_records;    /* records read by merged parses, ever */
-	char err[PR_ERR_LEN];
+	struct pr_merge *merge;     /* time order over every CPU */
+	struct pr_attachment *attached;
+	struct pr_errbuf err;
 };
 
-/* epfd's data for tfd; a ring's is its index in s->cpu. */
-#define PR_FLUSH_TOKEN UINT64_MAX
+static inline struct pr_errbuf *pr_serr(struct perfring_session *s)
+{
+	return s ? &s->err : NULL;
+}
 
 static inline bool pr_wakeup_mode(const struct perfring_session *s)
 {
@@ -71,14 +51,15 @@ static inline bool pr_wakeup_mode(const struct perfring_session *s)
 /* Index of cpu in s->cpu, or -1. */
 int pr_cpu_index(const struct perfring_session *s, int cpu);
 
-/* The attr ev (NULL = the CPU's dummy leader) is opened with: the event's own
- * plus what the session decides (inherit, wakeups, tracking records). */
-void pr_open_attr(const struct perfring_session *s, const struct perfring_event *ev,
-		  struct perf_event_attr *a);
+/* The session's opening plan (for pr_open_attr in tests). */
+void pr_session_plan(const struct perfring_session *s, struct pr_plan *p);
 
-/* open.c: open/mmap/redirect/enable everything, or roll back. */
-int pr_session_open(struct perfring_session *s);
-void pr_session_close(struct perfring_session *s);
-int pr_session_enable(struct perfring_session *s, bool on);
+/* Starts s on rings someone else built (a test's synthetic ones): takes
+ * cpu[0..n), which must be sorted by CPU and calloc'ed, instead of opening
+ * the kernel's. 0 or -ENOMEM. */
+int pr_session_adopt(struct perfring_session *s, struct pr_cpu *cpu, size_t n);
+
+void pr_attach(struct perfring_session *s, struct pr_attachment *a);
+void pr_detach(struct perfring_session *s, struct pr_attachment *a);
 
 #endif

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* perfring-watch on a plain epoll loop: the core's public reactor decides
- * what to drain, continue and unwatch; a signalfd carries SIGINT, SIGTERM
- * and SIGCHLD, and a timerfd the once-a-second tick. */
+/* perfring-watch on a plain epoll loop: epoll-driver.c hands the rings and
+ * the reactor's timer to the core's reactor; a signalfd carries SIGINT,
+ * SIGTERM and SIGCHLD, and a timerfd the once-a-second tick. */
 #include "config.h"
+#include "epoll-driver.h"
 #include "watch.h"
 
 #include <errno.h>
@@ -20,12 +21,8 @@
 
 struct ep {
 	int ep, sfd, tfd;
-	struct perfring_reactor *r;
-	const struct perfring_cpu_fd *fds;
-	size_t nfds;
-	bool *more;                 /* slot still holds records after a budgeted drain */
+	struct epoll_driver d;
 };
-
 static int ep_add(int ep, int fd, uint64_t tag)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
@@ -67,27 +64,21 @@ static int setup(struct ep *e, struct watch *w)
 	e->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (e->ep < 0 || e->tfd < 0)
 		return -errno;
-	if ((err = signals_open(e)) || (err = ep_add(e->ep, e->tfd, TAG_TICK)))
+	if ((err = signals_open(e)) || (err = ep_add(e->ep, e->tfd, TAG_TICK)) ||
+	    (err = epoll_driver_open(&e->d, e->ep)))
 		return err;
 	watch_loop_opts(w, &lo);
-	if ((err = perfring_reactor_new(w->s, &lo, &e->r))) {
+	if ((err = perfring_reactor_new(w->s, &lo, &epoll_driver_ops, &e->d, &e->d.r))) {
 		fprintf(stderr, "perfring-watch: %s\n", perfring_session_last_error(w->s));
 		return err;
 	}
-	e->nfds = perfring_reactor_fds(e->r, &e->fds);
-	e->more = calloc(e->nfds ? e->nfds : 1, sizeof(*e->more));
-	if (!e->more)
-		return -ENOMEM;
-	for (size_t i = 0; i < e->nfds; i++)
-		if ((err = ep_add(e->ep, e->fds[i].fd, i)))
-			return err;
 	return 0;
 }
 
 static void teardown(struct ep *e)
 {
-	perfring_reactor_free(e->r);
-	free(e->more);
+	perfring_reactor_free(e->d.r);
+	epoll_driver_close(&e->d);
 	if (e->sfd >= 0)
 		close(e->sfd);
 	if (e->tfd >= 0)
@@ -115,50 +106,12 @@ static void on_tick(struct ep *e, struct watch *w)
 		tick_arm(e, watch_next_tick_ms(w));
 }
 
-static void on_ring(struct ep *e, size_t slot, uint32_t revents)
-{
-	uint32_t v = 0;
-
-	perfring_reactor_ready(e->r, slot, revents, &v);
-	e->more[slot] = v & PERFRING_REACT_MORE;
-	if (v & PERFRING_REACT_UNWATCH)
-		epoll_ctl(e->ep, EPOLL_CTL_DEL, e->fds[slot].fd, NULL);
-}
-
-/* Budgeted drains go on here, one batch per slot per turn of the loop. */
-static bool continue_drains(struct ep *e)
-{
-	bool any = false;
-
-	for (size_t i = 0; i < e->nfds; i++) {
-		if (e->more[i])
-			on_ring(e, i, 0);
-		any |= e->more[i];
-	}
-	return any;
-}
-
-/* Returns whether a slot still holds records after the flush. */
-static bool flush(struct ep *e)
-{
-	bool any = false;
-
-	perfring_reactor_flush(e->r, NULL);
-	for (size_t i = 0; i < e->nfds; i++) {
-		e->more[i] = perfring_reactor_pending(e->r, i);
-		any |= e->more[i];
-	}
-	return any;
-}
-
 static void serve(struct ep *e, struct watch *w)
 {
 	struct epoll_event evs[64];
-	/* Adding the fds to epoll consumed any readiness already pending. */
-	bool more = flush(e);
 
 	while (!w->stopping) {
-		int n = epoll_wait(e->ep, evs, 64, more ? 0 : perfring_reactor_next_flush_ms(e->r));
+		int n = epoll_wait(e->ep, evs, 64, epoll_driver_timeout(&e->d));
 
 		if (n < 0 && errno != EINTR) {
 			watch_loop_failed(w, "epoll_wait", -errno);
@@ -172,17 +125,15 @@ static void serve(struct ep *e, struct watch *w)
 			else if (tag == TAG_TICK)
 				on_tick(e, w);
 			else
-				on_ring(e, (size_t)tag, evs[i].events);
+				epoll_driver_event(&e->d, &evs[i]);
 		}
-		more = continue_drains(e);
-		if (perfring_reactor_next_flush_ms(e->r) == 0)
-			more |= flush(e);
+		epoll_driver_after(&e->d);
 	}
 }
 
 int watch_loop_epoll(struct watch *w)
 {
-	struct ep e = { .ep = -1, .sfd = -1, .tfd = -1 };
+	struct ep e = { .ep = -1, .sfd = -1, .tfd = -1, .d.tfd = -1 };
 	int err = setup(&e, w);
 
 	if (err) {

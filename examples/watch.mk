@@ -6,7 +6,7 @@ dist_man1_MANS = examples/perfring-watch.1
 examples_perfring_watch_SOURCES = examples/perfring-watch.c examples/watch.h \
 	examples/watch-args.c examples/watch-session.c examples/watch-child.c \
 	examples/watch-run.c examples/watch-stats.c examples/watch-view.c \
-	examples/watch-epoll.c
+	examples/watch-epoll.c examples/epoll-driver.c examples/epoll-driver.h
 examples_perfring_watch_CPPFLAGS = $(AM_CPPFLAGS)
 examples_perfring_watch_CFLAGS = $(AM_CFLAGS)
 WATCH_ADAPTERS =

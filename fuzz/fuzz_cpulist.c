@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * CPU-list parser on hostile bytes.
- * fuzz-sources: core/cpulist.c core/sys.c
+ * fuzz-sources: core/kernel/cpulist.c core/base/sys.c
  *
  * The input, in an exact-size heap copy, goes to pr_cpulist_parse(). A list
  * it accepts must be sorted, unique and in range; written back as ranges it
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpulist.h"
+#include "kernel/cpulist.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

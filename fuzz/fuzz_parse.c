@@ -4,9 +4,9 @@
  * its slow step), merged.c (the loser-tree merge, its cursors and runs),
  * batch.c (the merge's batches),
  * deliver.c and parse.c, over a started synthetic session of 1 to 8 rings
- * (bench_session_synthetic) whose bytes, heads and tails come from the input.
+ * (synth_session_new) whose bytes, heads and tails come from the input.
  *
- * fuzz-sources: bench/benchutil.c tests/synth.c core/sys.c core/error.c core/ring.c core/record.c core/merge.c core/cpulist.c core/tracefs.c core/format.c core/event.c core/session.c core/open.c core/deliver.c core/drain.c core/batch.c core/merged.c core/parse.c
+ * fuzz-sources: tests/support/synthsession.c tests/support/synth.c core/base/*.c core/decode/*.c core/kernel/*.c core/read/*.c core/*.c core/loop/*.c
  *
  * Input layout (little endian), see also gen_parse_corpus.c:
  *
@@ -29,9 +29,9 @@
  *                      perfring_cpu_commit unless a & 0x20),
  *                    2 parse_all,
  *                    3 the reactor's and parse_until's internal forms: with
- *                      a & 0x20 pr_parse_ring(max b) with a cancel flag that
+ *                      a & 0x20 pr_drain(max b) with a cancel flag that
  *                      the stopping callback sets instead of returning
- *                      non-zero, else pr_parse_merged reporting *stopped
+ *                      non-zero, else pr_merge_parse reporting *stopped
  *             (a >> 2) & 7: the ring (modulo rings)
  *   32 8 x  per ring: u32 tail (+ base; 8-aligned unless FZ_ODD_TAIL),
  *           u32 head: tail + this % (2 * size + 1); as is with FZ_RAW_HEAD;
@@ -63,10 +63,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../bench/benchutil.h"
-#include "batch.h"
-#include "parse.h"
-#include "record.h"
+#include "synthsession.h"
+#include "read/merge.h"
+#include "read/drain.h"
+#include "decode/record.h"
 
 #define FZ_HDR 96
 #define FZ_MAX_RINGS 8
@@ -91,7 +91,7 @@ struct fz_ring {
 };
 
 struct fz {
-	struct bench_session b;
+	struct synth_session b;
 	struct fz_ring r[FZ_MAX_RINGS];
 	uint64_t st;              /* the event's sample_type */
 	unsigned flags, stop_every;
@@ -242,7 +242,7 @@ static void check_sample(struct fz *f, size_t j, const struct perfring_sample *s
 
 	check(smp->event == f->b.ev && h && h->type == PERF_RECORD_SAMPLE);
 	check_placed(f, j, h);
-	check(h->size >= 16 && pr_ld64((const uint8_t *)(h + 1)) == bench_event_id(j));
+	check(h->size >= 16 && pr_ld64((const uint8_t *)(h + 1)) == synth_event_id(j));
 	check(within(h, h->size, smp->callchain ? (const void *)smp->callchain : (const void *)h,
 		     (size_t)smp->callchain_nr * 8));
 	check(within(h, h->size, smp->raw ? smp->raw : (const void *)h, smp->raw_size));
@@ -302,7 +302,7 @@ static void check_record(struct fz *f, size_t j, const struct perfring_record *r
 	check(r->cpu == (int)j);
 	check_placed(f, j, h);
 	check(pr_record_identifier(h, &id));
-	check(id == (r->event ? bench_event_id(j) : bench_leader_id(j)));
+	check(id == (r->event ? synth_event_id(j) : synth_leader_id(j)));
 	check_pointers(r);
 	if (!(copy = malloc(h->size)))
 		abort();
@@ -411,15 +411,15 @@ static struct synth_fields fields(const struct fz_build *bd, uint64_t id, unsign
  * the ring's event laid out with the forced bits only. */
 static size_t other_sample(struct fz_build *bd, uint8_t *p, size_t cap, unsigned arg, uint16_t v)
 {
-	uint64_t id = bench_event_id(bd->ring), st = bd->st;
+	uint64_t id = synth_event_id(bd->ring), st = bd->st;
 	struct synth_fields sf;
 
 	switch (arg & 3) {
 	case 0:
-		id = bench_leader_id(bd->ring);
+		id = synth_leader_id(bd->ring);
 		break;
 	case 1:
-		id = bench_event_id((bd->ring + 1 + (arg >> 2)) % FZ_MAX_RINGS);
+		id = synth_event_id((bd->ring + 1 + (arg >> 2)) % FZ_MAX_RINGS);
 		break;
 	case 2:
 		id = v;
@@ -437,7 +437,7 @@ static uint64_t trailer_of(const struct fz_build *bd, unsigned arg, struct synth
 {
 	bool ev = arg & 2;
 
-	*t = fields(bd, ev ? bench_event_id(bd->ring) : bench_leader_id(bd->ring), arg);
+	*t = fields(bd, ev ? synth_event_id(bd->ring) : synth_leader_id(bd->ring), arg);
 	return ev ? bd->st : PR_SAMPLE_FORCED;
 }
 
@@ -519,7 +519,7 @@ static void build_op(struct fz_build *bd, const uint8_t *op)
 
 	if (kind <= 2) {
 		bd->time += (uint64_t)(int64_t)(int16_t)v;
-		sf = fields(bd, bench_event_id(bd->ring), arg);
+		sf = fields(bd, synth_event_id(bd->ring), arg);
 		len = synth_sample(p, cap, bd->st, &sf);
 	} else if (kind == 3) {
 		len = other_sample(bd, p, cap, arg, v);
@@ -561,8 +561,8 @@ static void stamp(struct synth_ring *sr, size_t j, uint64_t tail, uint64_t head)
 		memcpy(&h, sr->data + (pos & (sr->size - 1)), sizeof(h));
 		if (h.size < 16 || (h.size & 7) || h.size > head - pos)
 			return;
-		id = h.type == PERF_RECORD_SAMPLE || !(h.misc & 1) ? bench_event_id(j)
-								 : bench_leader_id(j);
+		id = h.type == PERF_RECORD_SAMPLE || !(h.misc & 1) ? synth_event_id(j)
+								 : synth_leader_id(j);
 		synth_write(sr, h.type == PERF_RECORD_SAMPLE ? pos + 8 : pos + h.size - 8, &id,
 			    sizeof(id));
 	}
@@ -632,10 +632,10 @@ static uint64_t key_of(const struct fz *f, size_t j, const struct perf_event_hea
 	if (!pr_record_identifier(h, &id))
 		return 0;
 	if (h->type == PERF_RECORD_SAMPLE)
-		return id == bench_event_id(j) && !pr_decode_sample(h, f->st, &smp) ? smp.time : 0;
-	if (id == bench_event_id(j))
+		return id == synth_event_id(j) && !pr_decode_sample(h, f->st, &smp) ? smp.time : 0;
+	if (id == synth_event_id(j))
 		return pr_decode_record(h, f->st, &rec) ? 0 : rec.time;
-	if (id == bench_leader_id(j))
+	if (id == synth_leader_id(j))
 		return pr_decode_record(h, PR_SAMPLE_FORCED, &rec) ? 0 : rec.time;
 	return 0;
 }
@@ -669,13 +669,13 @@ static bool setup(struct fz *f, const uint8_t *in, size_t n)
 	f->flags = in[3];
 	f->stop_every = in[4];
 	attr.sample_type = sample_type_of(in[2]);
-	if (bench_session_synthetic(&f->b, k, size, &attr,
+	if (synth_session_new(&f->b, k, size, &attr,
 				    (f->flags & FZ_NO_SAMPLE_CB) ? NULL : on_sample, f))
 		return false;
-	f->st = bench_sample_type(&f->b);
-	if ((in[6] & 1) && f->b.s->batch) {
-		f->b.s->batch->after = f->b.s->batch->wait = f->b.s->batch->wait_max = 1;
-		f->b.s->batch->min_total = 1;
+	f->st = synth_session_sample_type(&f->b);
+	if ((in[6] & 1) && f->b.s->merge->batch) {
+		f->b.s->merge->batch->after = f->b.s->merge->batch->wait = f->b.s->merge->batch->wait_max = 1;
+		f->b.s->merge->batch->min_total = 1;
 	}
 	if (!(f->flags & FZ_NO_REC_CB)) {
 		/* set_record_callback refuses once started, and this one is. */
@@ -785,7 +785,7 @@ static void op_pull(struct fz *f, size_t j, unsigned a, unsigned count)
 	}
 }
 
-/* parse_all, or (internal) pr_parse_merged as parse_until calls it, whose
+/* parse_all, or (internal) pr_merge_parse as parse_until calls it, whose
  * *stopped must say whether a callback asked to stop. */
 static void op_all(struct fz *f, bool internal)
 {
@@ -798,7 +798,7 @@ static void op_all(struct fz *f, bool internal)
 		samples0 += stats(f, j).samples;
 	call_begin(f, -1);
 	if (internal) {
-		n = pr_parse_merged(f->b.s, &stopped);
+		n = pr_merge_parse(f->b.s->merge, &stopped);
 		check(stopped == f->stopped);
 	} else {
 		n = perfring_session_parse_all(f->b.s);
@@ -822,7 +822,7 @@ static void op_cancel(struct fz *f, size_t j, uint32_t max)
 	call_begin(f, (int)j);
 	f->cancel_mode = true;
 	f->cancel = false;
-	n = pr_parse_ring(f->b.s, &f->b.s->cpu[j], max, &more, &f->cancel);
+	n = pr_drain(&f->b.s->cpu[j], max, &more, &f->cancel);
 	f->cancel_mode = false;
 	st1 = stats(f, j);
 	check_count(f, n, st1.samples - st0.samples);
@@ -917,8 +917,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)
 		for (i = 0; i < FZ_STEPS; i++)
 			step(&fz, in + 16 + 2 * i);
 	drain_and_check(&fz);
-	if (fz.b.s->batch)
-		total_batched += fz.b.s->batch->records;
-	bench_session_free(&fz.b);
+	if (fz.b.s->merge->batch)
+		total_batched += fz.b.s->merge->batch->records;
+	synth_session_free(&fz.b);
 	return 0;
 }

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
-#include "ring.h"
-#include "../tests/synth.h"
+#include "decode/record.h"
+#include "kernel/ring.h"
+#include "synth.h"
 
 #define FZ_HDR 32
 #define FZ_RAW_TYPE 1u

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Format-file parser and field accessors on hostile bytes.
- * fuzz-sources: core/tracefs.c core/format.c core/field.c core/error.c core/sys.c
+ * fuzz-sources: core/kernel/tracefs.c core/kernel/format.c core/decode/field.c core/base/err.c core/base/sys.c
  *
  * Input: TEXT PAYLOAD P, where the last byte P is the payload's length (a
  * format file as-is also works: its tail becomes the payload). TEXT goes to
@@ -16,7 +16,7 @@
 
 #include <perfring/perfring.h>
 
-#include "tracefs.h"
+#include "kernel/tracefs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

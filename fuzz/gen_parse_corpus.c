@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../bench/benchutil.h"
-#include "record.h"
+#include "synthsession.h"
+#include "decode/record.h"
 
 #define FZ_HDR 96
 #define FZ_STAMP 1u
@@ -360,7 +360,7 @@ static void seed_overrun(void)
 	begin(2, 6, ST_RAW, 0, steps);
 	for (size_t r = 0; r < 2; r++) {
 		for (int i = 0; i < 8; i++) {
-			len = tracepoint(rec, r, bench_event_id(r), 50 + (uint64_t)i);
+			len = tracepoint(rec, r, synth_event_id(r), 50 + (uint64_t)i);
 			raw(r, rec, len);
 		}
 	}
@@ -379,7 +379,7 @@ static void seed_tiny(void)
 
 	begin(8, 3, ST_RAW, 0, steps);
 	for (size_t r = 0; r < 8; r++) {
-		len = tracepoint(rec, r, bench_event_id(r), 8 - r);
+		len = tracepoint(rec, r, synth_event_id(r), 8 - r);
 		raw(r, rec, len);
 		ring_pos(r, (uint32_t)(8 * r), (uint32_t)(len + 8 * (r % 2)));
 	}

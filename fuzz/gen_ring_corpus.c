@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
-#include "../tests/synth.h"
+#include "decode/record.h"
+#include "synth.h"
 
 #define FZ_RAW_TYPE 1u
 #define FZ_ODD_TAIL 4u

@@ -18,17 +18,18 @@ esac
 cd "$(dirname "$0")/.." || exit 1
 build=${FUZZ_BUILD:-fuzz/build}
 clang=${CLANG:-clang}
-# -Itests: bench/benchutil.h (fuzz_parse) includes "synth.h" by that path.
+# -Itests/support: the test-support library's headers (synth.h, synthsession.h).
 cflags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-	-D_GNU_SOURCE -DPERFRING_BUILDING -Icore/include -Icore -Itests"
+	-D_GNU_SOURCE -DPERFRING_BUILDING -Icore/include -Icore -Itests/support"
 
 # The library sources each target links; a new target may instead name them
 # in a comment line "fuzz-sources: a.c b.c".
 sources_for() {
 	case $1 in
-	ring) echo tests/synth.c core/ring.c core/record.c core/sys.c ;;
-	tracefs) echo core/tracefs.c core/format.c core/field.c core/error.c core/sys.c ;;
-	cpulist) echo core/cpulist.c core/sys.c ;;
+	ring) echo tests/support/synth.c core/kernel/ring.c core/decode/record.c core/base/sys.c ;;
+	tracefs) echo core/kernel/tracefs.c core/kernel/format.c core/decode/field.c \
+		core/base/err.c core/base/sys.c ;;
+	cpulist) echo core/kernel/cpulist.c core/base/sys.c ;;
 	*) sed -n 's/.*fuzz-sources:[[:space:]]*\([^*]*\).*/\1/p' "fuzz/fuzz_$1.c" | head -n 1 ;;
 	esac
 }

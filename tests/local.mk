@@ -22,12 +22,16 @@ tests_test_tsan_tap_LDADD = core/libperfring-core.la
 if HAVE_CRITERION
 TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 TEST_LDADD = core/libperfring-core.la $(CRITERION_LIBS)
-# synth: synthetic rings (internal API); kutil: kernel-test helpers (public API
-# only, so adapter tests can link the installed-style shared libraries).
-noinst_LTLIBRARIES += tests/libsynth.la tests/libkutil.la
-tests_libsynth_la_SOURCES = tests/synth.c tests/synth.h
-tests_libsynth_la_CFLAGS = $(AM_CFLAGS)
-tests_libkutil_la_SOURCES = tests/kutil.c tests/kutil.h
+# prtest: the test-support library, synthetic rings and sessions (internal
+# API), shared by the tests, the fuzz targets and the benchmarks; kutil:
+# kernel-test helpers (public API only, so adapter tests can link the
+# installed-style shared libraries).
+noinst_LTLIBRARIES += tests/libprtest.la tests/libkutil.la
+tests_libprtest_la_SOURCES = tests/support/synth.c tests/support/synth.h \
+	tests/support/synthsession.c tests/support/synthsession.h
+tests_libprtest_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
+tests_libprtest_la_CFLAGS = $(AM_CFLAGS)
+tests_libkutil_la_SOURCES = tests/kutil.c tests/kutil.h tests/fakeloop.c tests/fakeloop.h
 tests_libkutil_la_CFLAGS = $(TEST_CFLAGS)
 
 UNIT_TESTS = tests/test_ring tests/test_record tests/test_cpulist tests/test_tracefs \
@@ -38,11 +42,13 @@ check_PROGRAMS += $(UNIT_TESTS) $(KERNEL_TESTS)
 TESTS += $(UNIT_TESTS) $(KERNEL_TESTS)
 
 tests_test_ring_SOURCES = tests/test_ring.c
+tests_test_ring_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 tests_test_ring_CFLAGS = $(TEST_CFLAGS)
-tests_test_ring_LDADD = tests/libsynth.la $(TEST_LDADD)
+tests_test_ring_LDADD = tests/libprtest.la $(TEST_LDADD)
 tests_test_record_SOURCES = tests/test_record.c
+tests_test_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 tests_test_record_CFLAGS = $(TEST_CFLAGS)
-tests_test_record_LDADD = tests/libsynth.la $(TEST_LDADD)
+tests_test_record_LDADD = tests/libprtest.la $(TEST_LDADD)
 tests_test_cpulist_SOURCES = tests/test_cpulist.c
 tests_test_cpulist_CFLAGS = $(TEST_CFLAGS)
 tests_test_cpulist_LDADD = $(TEST_LDADD)
@@ -53,20 +59,21 @@ tests_test_field_SOURCES = tests/test_field.c
 tests_test_field_CFLAGS = $(TEST_CFLAGS)
 tests_test_field_LDADD = $(TEST_LDADD)
 tests_test_merge_SOURCES = tests/test_merge.c
+tests_test_merge_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 tests_test_merge_CFLAGS = $(TEST_CFLAGS)
-tests_test_merge_LDADD = tests/libsynth.la $(TEST_LDADD)
-tests_test_merged_SOURCES = tests/test_merged.c bench/benchutil.c bench/benchutil.h
-tests_test_merged_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/bench
+tests_test_merge_LDADD = tests/libprtest.la $(TEST_LDADD)
+tests_test_merged_SOURCES = tests/test_merged.c
+tests_test_merged_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 tests_test_merged_CFLAGS = $(TEST_CFLAGS)
-tests_test_merged_LDADD = tests/libsynth.la $(TEST_LDADD)
-tests_test_batch_SOURCES = tests/test_batch.c bench/benchutil.c bench/benchutil.h
-tests_test_batch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/bench
+tests_test_merged_LDADD = tests/libprtest.la $(TEST_LDADD)
+tests_test_batch_SOURCES = tests/test_batch.c
+tests_test_batch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 tests_test_batch_CFLAGS = $(TEST_CFLAGS)
-tests_test_batch_LDADD = tests/libsynth.la $(TEST_LDADD)
-tests_test_drain_SOURCES = tests/test_drain.c bench/benchutil.c bench/benchutil.h
-tests_test_drain_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/bench
+tests_test_batch_LDADD = tests/libprtest.la $(TEST_LDADD)
+tests_test_drain_SOURCES = tests/test_drain.c
+tests_test_drain_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 tests_test_drain_CFLAGS = $(TEST_CFLAGS)
-tests_test_drain_LDADD = tests/libsynth.la $(TEST_LDADD)
+tests_test_drain_LDADD = tests/libprtest.la $(TEST_LDADD)
 tests_test_opts_SOURCES = tests/test_opts.c
 tests_test_opts_CFLAGS = $(TEST_CFLAGS)
 tests_test_opts_LDADD = tests/libkutil.la $(TEST_LDADD)

@@ -11,11 +11,11 @@ tests_test_faults_LDADD = tests/libkutil.la core/libperfring-core.la $(CRITERION
 tests_test_hostile_SOURCES = tests/test_hostile.c
 tests_test_hostile_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_test_hostile_LDADD = tests/libkutil.la core/libperfring-core.la $(CRITERION_LIBS)
-# The 256-ring merge uses the benchmarks' synthetic session (bench/benchutil.c).
-tests_test_overload_SOURCES = tests/test_overload.c bench/benchutil.c bench/benchutil.h
-tests_test_overload_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/bench
+# The 256-ring merge uses the test-support library's synthetic session.
+tests_test_overload_SOURCES = tests/test_overload.c
+tests_test_overload_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 tests_test_overload_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
-tests_test_overload_LDADD = tests/libkutil.la tests/libsynth.la core/libperfring-core.la \
+tests_test_overload_LDADD = tests/libkutil.la tests/libprtest.la core/libperfring-core.la \
 	$(CRITERION_LIBS)
 endif
 EXTRA_DIST += docs/RELIABILITY.md

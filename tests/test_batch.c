@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
-#include "benchutil.h"
+#include "read/merge.h"
+#include "synthsession.h"
 
 #define MAXOUT 40000
 
@@ -101,7 +101,7 @@ static void pick(struct gen *g, size_t *ring, uint64_t *t)
 }
 
 /* One record into ring r of both sessions. -ENOSPC: full. */
-static int put(struct bench_session *b, struct gen *g, size_t r, uint64_t t)
+static int put(struct synth_session *b, struct gen *g, size_t r, uint64_t t)
 {
 	uint32_t raw[5] = { 7 };
 	struct synth_fields f = { .pid = (uint32_t)g->j, .tid = 1, .time = t, .raw = raw,
@@ -119,40 +119,40 @@ static int put(struct bench_session *b, struct gen *g, size_t r, uint64_t t)
 
 	if (what == 5) {
 		struct synth_fields tr = { .pid = (uint32_t)g->j, .tid = 1, .time = t,
-					   .cpu = (uint32_t)r, .identifier = bench_leader_id(r) };
+					   .cpu = (uint32_t)r, .identifier = synth_leader_id(r) };
 
 		/* Its pid and tid spell the event's id where a sample has it,
 		 * and it is as long as the samples of 12 bytes of RAW: only
 		 * its type tells it from one. */
-		len = synth_comm(rec, sizeof(rec), (uint32_t)bench_event_id(r), 0, "x", false,
+		len = synth_comm(rec, sizeof(rec), (uint32_t)synth_event_id(r), 0, "x", false,
 				 PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				 PERF_SAMPLE_CPU, &tr);
 		for (i = 0; i < 2 && !err; i++)
 			err = synth_put(&b[i].rings[r], rec, len);
 		return err;
 	}
-	len = bench_template(&b[0], r, &f, rec, sizeof(rec));
+	len = synth_session_template(&b[0], r, &f, rec, sizeof(rec));
 	if (what == 11)
 		memcpy(rec + 8, &(uint64_t){ 77777 }, 8); /* IDENTIFIER no event owns */
 	if (what == 17) /* RAW size past the record's end */
 		memcpy(rec + 8 + 8 * 4, &(uint32_t){ 4096 }, 4);
 	for (i = 0; i < 2 && !err; i++)
-		err = bench_put(&b[i], r, rec, len, bench_time_offset(bench_sample_type(&b[i])), t);
+		err = synth_session_put(&b[i], r, rec, len, synth_time_offset(synth_session_sample_type(&b[i])), t);
 	return err;
 }
 
-static void drain(struct bench_session *b)
+static void drain(struct synth_session *b)
 {
 	uint64_t before;
 	int guard = 0;
 
 	do {
-		before = b->s->merged_records;
+		before = b->s->merge->records;
 		cr_assert_geq(perfring_session_parse_all(b->s), 0);
-	} while (b->s->merged_records != before && ++guard < 100000);
+	} while (b->s->merge->records != before && ++guard < 100000);
 }
 
-static void same_stats(struct bench_session *b, size_t k)
+static void same_stats(struct synth_session *b, size_t k)
 {
 	struct perfring_cpu_stats a, z;
 	size_t r;
@@ -191,7 +191,7 @@ static void compare(enum tpat t, size_t k, uint64_t ring_size, size_t n, uint64_
 				     .config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1,
 				     .sample_type = PERF_SAMPLE_RAW };
 	struct gen g = { .t = t, .k = k, .rnd = k * 31 + t, .now = 1000000, .mixed = mixed };
-	struct bench_session b[2];
+	struct synth_session b[2];
 	struct out o[2] = { { 0 } };
 	uint64_t tm;
 	size_t i, r;
@@ -201,15 +201,13 @@ static void compare(enum tpat t, size_t k, uint64_t ring_size, size_t n, uint64_
 		o[i].e = calloc(MAXOUT, sizeof(*o[i].e));
 		o[i].stop_every = stop_every;
 		cr_assert_not_null(o[i].e);
-		cr_assert_eq(bench_session_synthetic(&b[i], k, ring_size, &a, on_sample, &o[i]), 0);
-		b[i].s->rec_fn = on_record;
-		b[i].s->rec_ctx = &o[i];
-		b[i].s->rec_mask = PERFRING_REC_ALL;
-		cr_assert_not_null(b[i].s->batch, "no batches for %zu rings", k);
+		cr_assert_eq(synth_session_new(&b[i], k, ring_size, &a, on_sample, &o[i]), 0);
+		b[i].s->reg.sink = (struct pr_sink){ on_record, &o[i], PERFRING_REC_ALL };
+		cr_assert_not_null(b[i].s->merge->batch, "no batches for %zu rings", k);
 	}
-	b[0].s->batch->after = b[0].s->batch->wait = b[0].s->batch->wait_max = UINT32_MAX;
-	b[1].s->batch->after = b[1].s->batch->wait = b[1].s->batch->wait_max = 1;
-	b[1].s->batch->min_total = 1;
+	b[0].s->merge->batch->after = b[0].s->merge->batch->wait = b[0].s->merge->batch->wait_max = UINT32_MAX;
+	b[1].s->merge->batch->after = b[1].s->merge->batch->wait = b[1].s->merge->batch->wait_max = 1;
+	b[1].s->merge->batch->min_total = 1;
 	for (g.j = 0; g.j < n;) {
 		pick(&g, &r, &tm);
 		while ((err = put(b, &g, r, tm)) == -ENOSPC) { /* both rings are full alike */
@@ -223,13 +221,13 @@ static void compare(enum tpat t, size_t k, uint64_t ring_size, size_t n, uint64_
 	drain(&b[1]);
 	same_output(o);
 	same_stats(b, k);
-	cr_expect_eq(b[0].s->batch->batches, 0);
+	cr_expect_eq(b[0].s->merge->batch->batches, 0);
 	/* Each pattern leaves a good part of the stream to batches. */
-	cr_expect_geq(b[1].s->batch->records, o[1].n / 8, "batches delivered %llu of %zu",
-		      (unsigned long long)b[1].s->batch->records, o[1].n);
+	cr_expect_geq(b[1].s->merge->batch->records, o[1].n / 8, "batches delivered %llu of %zu",
+		      (unsigned long long)b[1].s->merge->batch->records, o[1].n);
 	cr_expect_geq(o[0].n, n * 9 / 10, "delivered %zu of %zu", o[0].n, n);
 	for (i = 0; i < 2; i++) {
-		bench_session_free(&b[i]);
+		synth_session_free(&b[i]);
 		free(o[i].e);
 	}
 }
@@ -258,7 +256,7 @@ Test(batch, refused_records_back_off)
 				     .config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1,
 				     .sample_type = PERF_SAMPLE_RAW };
 	struct perfring_cpu_stats st;
-	struct bench_session b;
+	struct synth_session b;
 	struct out o = { 0 };
 	const size_t k = 8, n = 20000;
 	uint32_t raw = 7;
@@ -269,13 +267,13 @@ Test(batch, refused_records_back_off)
 
 	o.e = calloc(MAXOUT, sizeof(*o.e));
 	cr_assert_not_null(o.e);
-	cr_assert_eq(bench_session_synthetic(&b, k, 1 << 18, &a, on_sample, &o), 0);
-	cr_assert_not_null(b.s->batch);
+	cr_assert_eq(synth_session_new(&b, k, 1 << 18, &a, on_sample, &o), 0);
+	cr_assert_not_null(b.s->merge->batch);
 	for (i = 0; i < n; i++) {
 		f.pid = (uint32_t)i;
-		len = bench_template(&b, i % k, &f, rec, sizeof(rec));
+		len = synth_session_template(&b, i % k, &f, rec, sizeof(rec));
 		memcpy(rec + 8 + 8 * 4, &(uint32_t){ 4096 }, 4);
-		cr_assert_eq(bench_put(&b, i % k, rec, len, bench_time_offset(bench_sample_type(&b)),
+		cr_assert_eq(synth_session_put(&b, i % k, rec, len, synth_time_offset(synth_session_sample_type(&b)),
 				       1000 + i), 0);
 	}
 	cr_assert_geq(perfring_session_parse_all(b.s), 0);
@@ -288,8 +286,8 @@ Test(batch, refused_records_back_off)
 	/* One try after 64 steps, then 128, 256, ... up to 65536 apart: about
 	 * a dozen for 20,000 records, where a retry after every step made
 	 * 20,000. */
-	cr_expect_leq(b.s->batch->batches, 16, "%llu batches",
-		      (unsigned long long)b.s->batch->batches);
-	bench_session_free(&b);
+	cr_expect_leq(b.s->merge->batch->batches, 16, "%llu batches",
+		      (unsigned long long)b.s->merge->batch->batches);
+	synth_session_free(&b);
 	free(o.e);
 }

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cpulist.h"
-#include "sys.h"
+#include "kernel/cpulist.h"
+#include "base/sys.h"
 
 /* Parses a NUL-terminated string without handing the NUL to the parser. */
 static int parse(const char *s, int **cpus, size_t *n)

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "benchutil.h"
+#include "synthsession.h"
 
 #define N 300
 
@@ -41,29 +41,29 @@ static int count(const struct perfring_sample *smp, void *ctx)
 	return 0;
 }
 
-static void fill(struct bench_session *b, size_t n)
+static void fill(struct synth_session *b, size_t n)
 {
 	static const uint64_t chain[2] = { 5, 6 };
 	uint32_t raw = 1;
 	struct synth_fields f = { .pid = 4242, .tid = 1, .ip = 9, .callchain = chain,
 				  .callchain_nr = 2, .raw = &raw, .raw_size = sizeof(raw) };
 	uint8_t rec[256];
-	size_t len = bench_template(b, 0, &f, rec, sizeof(rec)), i;
+	size_t len = synth_session_template(b, 0, &f, rec, sizeof(rec)), i;
 
 	cr_assert_gt(len, 0);
 	for (i = 0; i < n; i++)
-		cr_assert_eq(bench_put(b, 0, rec, len, bench_time_offset(bench_sample_type(b)),
+		cr_assert_eq(synth_session_put(b, 0, rec, len, synth_time_offset(synth_session_sample_type(b)),
 				       100 + i), 0);
 }
 
-static void session(struct bench_session *b, uint64_t st, perfring_sample_fn fn, void *ctx)
+static void session(struct synth_session *b, uint64_t st, perfring_sample_fn fn, void *ctx)
 {
 	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE,
 				     .config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1,
 				     .sample_type = st };
 
-	cr_assert_eq(bench_session_synthetic(b, 1, 65536, &a, fn, ctx), 0);
-	tally_st = bench_sample_type(b);
+	cr_assert_eq(synth_session_new(b, 1, 65536, &a, fn, ctx), 0);
+	tally_st = synth_session_sample_type(b);
 	fill(b, N);
 }
 
@@ -74,7 +74,7 @@ Test(drain, pull_overwrites_whatever_the_caller_held)
 {
 	struct perfring_sample smp;
 	struct perfring_record rec;
-	struct bench_session b;
+	struct synth_session b;
 	size_t i;
 	int n, k;
 
@@ -92,13 +92,13 @@ Test(drain, pull_overwrites_whatever_the_caller_held)
 		}
 		cr_expect_eq(n, N);
 		cr_expect_eq(perfring_cpu_commit(b.s, 0), 0);
-		bench_session_free(&b);
+		synth_session_free(&b);
 	}
 }
 
 Test(drain, every_shape_delivers_clean_samples)
 {
-	struct bench_session b;
+	struct synth_session b;
 	struct tally t;
 	size_t i;
 
@@ -110,13 +110,13 @@ Test(drain, every_shape_delivers_clean_samples)
 		cr_expect_eq(t.bad, 0, "shape %zu: %llu samples with wrong fields", i,
 			     (unsigned long long)t.bad);
 		cr_expect_eq(t.time_sum, N * 100ull + N * (N - 1ull) / 2);
-		bench_session_free(&b);
+		synth_session_free(&b);
 	}
 }
 
 Test(drain, max_stops_exactly_and_says_more)
 {
-	struct bench_session b;
+	struct synth_session b;
 	struct tally t = { 0 };
 	bool more = false;
 	int got = 0, n;
@@ -130,7 +130,7 @@ Test(drain, max_stops_exactly_and_says_more)
 	cr_expect_eq(n, 0);
 	cr_expect_eq(got, N);
 	cr_expect_eq(t.n, N);
-	bench_session_free(&b);
+	synth_session_free(&b);
 }
 
 /* The first callback hands the event to the second after 10 records. */
@@ -158,7 +158,7 @@ static int first_cb(const struct perfring_sample *smp, void *ctx)
 
 Test(drain, callback_changed_inside_a_callback)
 {
-	struct bench_session b;
+	struct synth_session b;
 	struct swap sw = { 0 };
 
 	session(&b, 0, first_cb, &sw);
@@ -166,7 +166,7 @@ Test(drain, callback_changed_inside_a_callback)
 	cr_expect_eq(perfring_session_parse_for_cpu(b.s, 0), N);
 	cr_expect_eq(sw.first, 10);
 	cr_expect_eq(sw.second, N - 10);
-	bench_session_free(&b);
+	synth_session_free(&b);
 }
 
 /* An unaligned tail 3 bytes before the end of the data area (only hostile
@@ -178,7 +178,7 @@ Test(drain, unaligned_tail_at_the_end_of_the_ring)
 	struct perfring_cpu_stats st;
 	struct perfring_sample smp;
 	struct perfring_record rec;
-	struct bench_session b;
+	struct synth_session b;
 	struct tally t = { 0 };
 	uint64_t size;
 
@@ -198,5 +198,5 @@ Test(drain, unaligned_tail_at_the_end_of_the_ring)
 	cr_assert_eq(perfring_session_cpu_stats(b.s, 0, &st), 0);
 	cr_expect_eq(st.corrupt, 2);
 	cr_expect_eq(t.n, 0);
-	bench_session_free(&b);
+	synth_session_free(&b);
 }

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "kutil.h"
-#include "sys.h"
+#include "base/sys.h"
 
 /* Present only in a sanitizer build; weak so other builds link. */
 
@@ -70,11 +70,12 @@ static int fault_hook(enum pr_sys_call call, void *ctx)
 /* --------------------------------------------------------- the scenario */
 
 enum step { ST_NEW, ST_ADD_GETPID, ST_FILTER, ST_ADD_SWITCH, ST_ADD_SOFTWARE, ST_START,
-	    ST__COUNT };
+	    ST_WAIT, ST__COUNT };
 static const char *const step_name[ST__COUNT] = {
 	"perfring_session_new", "add_tracepoint(syscalls:sys_enter_getpid)",
 	"set_filter", "add_tracepoint(sched:sched_switch)",
 	"add_software(context-switches)", "perfring_session_start",
+	"parse_for_duration (its first wait opens the epoll set)",
 };
 #define SCEN_EVENTS 3
 
@@ -122,18 +123,26 @@ static int scen_step(struct scen *sc, enum step st)
 		return perfring_session_add_software(sc->s, PERFRING_SW_CONTEXT_SWITCHES, 1, NULL);
 	case ST_START:
 		return perfring_session_start(sc->s);
+	case ST_WAIT: {
+		int n = perfring_session_parse_for_duration(sc->s, 1000000);
+
+		return n < 0 ? n : 0;
+	}
 	default:
 		return -EINVAL;
 	}
 }
 
-/* Runs the steps from `first` on; returns 0, or the error of step *failed. */
-static int scen_run(struct scen *sc, enum step first, enum step *failed)
+/* Runs the steps from `first` on; returns 0, or the error of step *failed.
+ * at (may be NULL): the fds just before the step that failed. */
+static int scen_run(struct scen *sc, enum step first, enum step *failed, struct kfdset *at)
 {
 	enum step st;
 	int err;
 
 	for (st = first; st < ST__COUNT; st++) {
+		if (at)
+			cr_assert_eq(kutil_fd_snapshot(at), 0);
 		if ((err = scen_step(sc, st))) {
 			*failed = st;
 			return err;
@@ -212,7 +221,7 @@ static bool check_restart(struct scen *sc, const struct fault *f, enum step st)
 {
 	enum step again = ST__COUNT;
 	char what[160], name[96];
-	int rc = scen_run(sc, st, &again);
+	int rc = scen_run(sc, st, &again, NULL);
 
 	case_name(name, sizeof(name), f);
 	snprintf(what, sizeof(what), "after %s in %s", name, step_name[st]);
@@ -238,13 +247,13 @@ static void one_case(enum pr_sys_call call, long nth, int err, struct tally *t)
 	struct fault f = { .call = call, .nth = nth, .err = err };
 	struct scen sc = { 0 };
 	enum step st = ST__COUNT;
-	struct kfdset before;
+	struct kfdset before, at_step;
 	bool ok = true;
 	int rc;
 
 	cr_assert_eq(kutil_fd_snapshot(&before), 0);
 	pr_fault_set(fault_hook, &f);
-	rc = scen_run(&sc, ST_NEW, &st);
+	rc = scen_run(&sc, ST_NEW, &st, &at_step);
 	pr_fault_set(NULL, NULL);
 	cr_assert(f.fired, "%s #%ld was never reached", call_name[call], nth);
 	t->cases++;
@@ -254,7 +263,8 @@ static void one_case(enum pr_sys_call call, long nth, int err, struct tally *t)
 		ok = recoverable(call) && scen_works(&sc, "after a recovered fault");
 		t->recovered++;
 	} else {
-		ok = check_failure(&sc, &f, st, rc, &before);
+		/* A failed step leaves the fds as they were before it. */
+		ok = check_failure(&sc, &f, st, rc, &at_step);
 		if (ok && check_restart(&sc, &f, st))
 			t->restarted++;
 		else
@@ -274,7 +284,7 @@ static void count_calls(long seen[PR_SYS__COUNT])
 	int rc;
 
 	pr_fault_set(fault_hook, &f);
-	rc = scen_run(&sc, ST_NEW, &st);
+	rc = scen_run(&sc, ST_NEW, &st, NULL);
 	pr_fault_set(NULL, NULL);
 	KCHECK(rc, st == ST_NEW ? NULL : sc.s);
 	cr_assert(scen_works(&sc, "fault-free run"));
@@ -336,7 +346,7 @@ Test(faults, calls_reached)
 	cr_expect_eq(seen[PR_SYS_MMAP], ncpu);
 	cr_expect_eq(seen[PR_SYS_IOCTL], ncpu * (1 + 2 * SCEN_EVENTS + 1 + 1 + SCEN_EVENTS));
 	cr_expect_eq(seen[PR_SYS_EPOLL_CREATE], 1);
-	cr_expect_eq(seen[PR_SYS_EPOLL_CTL], ncpu + 1, "each ring fd, and the flush timer");
+	cr_expect_eq(seen[PR_SYS_EPOLL_CTL], ncpu + 1, "the first wait: each ring fd, the timer");
 	cr_expect_eq(seen[PR_SYS_TIMERFD], 1);
 }
 
@@ -363,7 +373,7 @@ static void one_stop_case(long nth, int err, struct tally *t)
 	int rc;
 
 	cr_assert_eq(kutil_fd_snapshot(&before), 0);
-	KCHECK(scen_run(&sc, ST_NEW, &st), st == ST_NEW ? NULL : sc.s);
+	KCHECK(scen_run(&sc, ST_NEW, &st, NULL), st == ST_NEW ? NULL : sc.s);
 	pr_fault_set(fault_hook, &f);
 	rc = perfring_session_stop(sc.s);
 	pr_fault_set(NULL, NULL);

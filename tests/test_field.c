@@ -8,7 +8,7 @@
 
 #include <perfring/perfring.h>
 
-#include "tracefs.h"
+#include "kernel/tracefs.h"
 
 #define LOC(off, len) ((uint32_t)(off) | (uint32_t)(len) << 16)
 

@@ -1,8 +1,11 @@
 /* Level 2: per-CPU fds, parse_for_cpu and its budgeted and pull forms,
  * readiness, HUP, masking, and the reactor logic adapters share. */
+#include "fakeloop.h"
 #include "kutil.h"
+#include "loop/reactor.h"
 
 #include <criterion/criterion.h>
+#include <sched.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -288,93 +291,110 @@ Test(level2, hup_after_exit_delivers_everything_then_unwatches)
 	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
 	struct errs e = { 0 };
 	struct perfring_loop_opts lo = { .sz = sizeof(lo), .on_error = on_error, .ctx = &e };
-	const struct perfring_cpu_fd *fds;
-	struct perfring_reactor *r;
+	struct fakeloop l = { 0 };
 	struct perfring_session *s;
 	struct perfring_cpu_stats st;
+	const struct perfring_cpu_fd *fds;
 	struct kcount k = { 0 };
 	struct kchild c;
-	size_t n, unwatched = 0;
-	int delivered = 0;
+	size_t n;
 
 	cr_assert_eq(kutil_child_start(&c, sleep_and_getpid, (void *)(intptr_t)1000), 0);
 	o.pid = c.pid;
 	KCHECK(kutil_getpid_session(&o, 0, &k, &s, NULL), s);
 	KCHECK(perfring_session_start(s), s);
-	cr_assert_eq(perfring_reactor_new(s, &lo, &r), 0);
+	cr_assert_eq(perfring_reactor_new(s, &lo, &fakeloop_ops, &l, &l.r), 0);
+	n = perfring_session_fds(s, &fds);
+	cr_assert_eq(l.watches, (int)n, "every slot watched at attach");
 	kutil_child_go(&c);
 	cr_assert_eq(kutil_child_wait(&c), 0);
-	n = perfring_reactor_fds(r, &fds);
+	cr_assert_eq(fakeloop_poll(&l), (int)n, "every fd ready after the task exited");
 	for (size_t i = 0; i < n; i++) {
-		struct pollfd p = { .fd = fds[i].fd, .events = POLLIN };
-		uint32_t v;
-
-		cr_assert_eq(poll(&p, 1, 0), 1);
-		cr_assert(p.revents & POLLHUP, "CPU %d: HUP after the task exited", fds[i].cpu);
-		delivered += perfring_reactor_ready(r, i, (uint32_t)p.revents, &v);
-		cr_assert(v & PERFRING_REACT_UNWATCH);
+		cr_assert_not(l.watched[i], "CPU %d: unwatched after its HUP", fds[i].cpu);
 		cr_assert_eq(perfring_session_cpu_stats(s, fds[i].cpu, &st), 0);
 		cr_assert_eq(st.hup, 1);
-		unwatched++;
-		cr_assert_eq(perfring_reactor_ready(r, i, (uint32_t)p.revents, &v), 0,
-			     "an unwatched slot does nothing");
+		perfring_reactor_on_ready(l.r, i, POLLIN | POLLHUP);
 	}
-	cr_assert_eq(delivered, 1000, "every record still delivered");
-	cr_assert_eq(e.calls, (int)unwatched, "on_error once per CPU");
+	cr_assert_eq(k.n, 1000, "every record still delivered");
+	cr_assert_eq(e.calls, (int)n, "on_error once per CPU, even when called again");
 	cr_assert_eq(e.err, -EPIPE);
-	perfring_reactor_free(r);
+	cr_assert_eq(fakeloop_poll(&l), 0, "nothing watched: nothing spins");
+	perfring_reactor_free(l.r);
+	cr_assert_eq(l.destroys, 1);
 	perfring_session_free(s);
 }
 
-Test(level2, reactor_budget_and_flush)
+Test(level2, reactor_budget_continues_on_soon_turns)
 {
 	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .flush_ms = 50,
 				   .wakeup_watermark = 4096 };
 	struct perfring_loop_opts lo = { .sz = sizeof(lo), .budget = 100, .cpus = (int[]){ 1 },
 					 .cpu_cnt = 1 };
-	struct perfring_reactor *r;
+	struct fakeloop l = { 0 };
 	struct perfring_session *s;
 	struct kcount k = { 0 };
-	size_t more_slots = 0;
-	uint32_t v = PERFRING_REACT_MORE;
-	int total, rounds = 0;
 
 	need_two_cpus();
 	s = fed(&o, 1, 1000, &k);
-	cr_assert_eq(perfring_reactor_new(s, &lo, &r), 0);
-	cr_assert_eq(perfring_reactor_fds(r, NULL), 1);
-	cr_assert_eq(perfring_reactor_flush_ms(r), 50);
-	total = perfring_reactor_flush(r, &more_slots);
-	cr_assert_eq(total, 100);
-	cr_assert_eq(more_slots, 1);
-	cr_assert(perfring_reactor_pending(r, 0));
-	cr_assert_geq(perfring_reactor_next_flush_ms(r), 0);
-	while (v & PERFRING_REACT_MORE) {
-		total += perfring_reactor_ready(r, 0, 0, &v);
-		cr_assert_lt(++rounds, 100);
-	}
-	cr_assert_eq(total, 1000);
-	cr_assert_eq(rounds, 9);
-	cr_assert_not(perfring_reactor_pending(r, 0));
-	perfring_reactor_free(r);
-
-	lo.cpus = (int[]){ 0, 0 };
-	lo.cpu_cnt = 2;
-	cr_assert_eq(perfring_reactor_new(s, &lo, &r), -EINVAL, "a CPU listed twice");
-	lo.cpus = (int[]){ 4000 };
-	lo.cpu_cnt = 1;
-	cr_assert_eq(perfring_reactor_new(s, &lo, &r), -ENOENT);
-	lo.cpus = NULL;
-	lo.cpu_cnt = 0;
-	lo.flush_ms = PERFRING_FLUSH_NEVER;
-	cr_assert_eq(perfring_reactor_new(s, &lo, &r), 0);
-	cr_assert_eq(perfring_reactor_flush_ms(r), 0);
-	cr_assert_eq(perfring_reactor_next_flush_ms(r), -1);
-	perfring_reactor_free(r);
+	cr_assert_eq(perfring_reactor_new(s, &lo, &fakeloop_ops, &l, &l.r), 0);
+	cr_assert_eq(l.watches, 1, "only opts.cpus is watched");
+	cr_assert_eq(l.timer_ms, 50, "the flush timer: the session's flush_ms");
+	cr_assert_eq(k.n, 100, "attach drains once, one budget");
+	cr_assert(l.soon, "the rest is left for a soon turn");
+	cr_assert_eq(fakeloop_soon_turns(&l, 100), 9, "nine more budgets, then no turn asked");
+	cr_assert_eq(k.n, 1000);
+	cr_assert_not(l.soon);
+	perfring_reactor_on_timer(l.r);
+	cr_assert_eq(l.timers, 2, "the timer is re-armed after each flush");
+	perfring_reactor_free(l.r);
+	cr_assert_eq(l.timer_ms, 0, "free disarms the timer");
+	cr_assert_eq(l.unwatches, 1, "free stops every watch");
+	cr_assert_eq(l.destroys, 1);
 	perfring_session_free(s);
 }
 
-struct cancel_ctx { struct perfring_reactor *r; int seen; };
+Test(level2, reactor_new_failures_call_destroy_once)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
+	struct perfring_loop_opts lo = { .sz = sizeof(lo) };
+	struct perfring_loop_ops bad = fakeloop_ops;
+	struct perfring_reactor *r = (void *)1;
+	struct perfring_session *s;
+	struct fakeloop l = { 0 };
+	struct kcount k = { 0 };
+
+	need_two_cpus();
+	s = fed(&o, 1, 10, &k);
+	lo.cpus = (int[]){ 0, 0 };
+	lo.cpu_cnt = 2;
+	cr_assert_eq(perfring_reactor_new(s, &lo, &fakeloop_ops, &l, &r), -EINVAL, "a CPU twice");
+	cr_assert_null(r);
+	cr_assert_eq(l.destroys, 1);
+	cr_assert_eq(l.watches, 0);
+	l = (struct fakeloop){ 0 };
+	lo.cpus = (int[]){ 4000 };
+	lo.cpu_cnt = 1;
+	cr_assert_eq(perfring_reactor_new(s, &lo, &fakeloop_ops, &l, &l.r), -ENOENT);
+	cr_assert_eq(l.destroys, 1);
+	l = (struct fakeloop){ .fail_watch = 2 };
+	cr_assert_eq(perfring_reactor_new(s, NULL, &fakeloop_ops, &l, &l.r), -EIO,
+		     "the driver's error is returned");
+	cr_assert_eq(l.destroys, 1);
+	cr_assert_eq(l.unwatches, 1, "the slot watched before the failure is unwatched");
+	cr_assert_eq(k.n, 0, "no callback ran");
+	bad.timer = NULL;
+	l = (struct fakeloop){ 0 };
+	cr_assert_eq(perfring_reactor_new(s, NULL, &bad, &l, &l.r), -EINVAL);
+	cr_assert_eq(l.destroys, 0, "unusable ops: nothing is called");
+	lo = (struct perfring_loop_opts){ .sz = sizeof(lo), .flush_ms = PERFRING_FLUSH_NEVER };
+	cr_assert_eq(perfring_reactor_new(s, &lo, &fakeloop_ops, &l, &l.r), 0);
+	cr_assert_eq(l.timers, 0, "PERFRING_FLUSH_NEVER: no timer");
+	cr_assert_eq(k.n, 10);
+	perfring_reactor_free(l.r);
+	perfring_session_free(s);
+}
+
+struct cancel_ctx { struct fakeloop *l; int seen; };
 
 static int free_inside(const struct perfring_sample *smp, void *ctx)
 {
@@ -382,8 +402,9 @@ static int free_inside(const struct perfring_sample *smp, void *ctx)
 
 	(void)smp;
 	c->seen++;
-	cr_assert(perfring_reactor_busy(c->r));
-	perfring_reactor_free(c->r); /* deferred: we are inside its call */
+	perfring_reactor_free(c->l->r);
+	cr_assert_eq(c->l->destroys, 0, "destroy waits until the reactor call returns");
+	perfring_reactor_free(c->l->r); /* a second free does nothing */
 	return 0;
 }
 
@@ -392,24 +413,65 @@ Test(level2, reactor_free_inside_callback_is_deferred)
 	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256 };
 	struct perfring_session *s;
 	struct perfring_event *ev;
-	struct cancel_ctx cc = { 0 };
+	struct fakeloop l = { 0 };
+	struct cancel_ctx cc = { &l, 0 };
 	struct kcount k = { 0 };
 	struct kpinned p = { 1, 50 };
 	struct kchild c;
-	uint32_t v;
 
 	need_two_cpus();
 	cr_assert_eq(kutil_child_start(&c, kutil_pinned_getpid, &p), 0);
 	KCHECK(kutil_getpid_session(&o, c.pid, &k, &s, &ev), s);
 	perfring_event_set_callback(ev, free_inside, &cc);
 	KCHECK(perfring_session_start(s), s);
+	cr_assert_eq(perfring_reactor_new(s, NULL, &fakeloop_ops, &l, &l.r), 0);
 	kutil_child_go(&c);
 	cr_assert_eq(kutil_child_wait(&c), 0);
-	cr_assert_eq(perfring_reactor_new(s, NULL, &cc.r), 0);
-	perfring_reactor_ready(cc.r, 1, POLLIN, &v);
+	perfring_reactor_on_ready(l.r, 1, POLLIN);
 	cr_assert_eq(cc.seen, 1, "no callback after the free");
-	cr_assert(v & PERFRING_REACT_UNWATCH, "the caller is told the reactor is gone");
+	cr_assert_eq(l.destroys, 1, "destroyed once the call returned");
+	cr_assert_eq(l.unwatches, 2, "every watch stopped");
 	perfring_event_set_callback(ev, kutil_count_cb, &k);
 	cr_assert_eq(perfring_session_parse_for_cpu(s, 1), 49, "the rest stays for a later parse");
+	perfring_session_free(s);
+}
+
+/* n getpid calls from this thread, on CPU 1 (and it stays there). */
+static void getpid_here_on_1(long n)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	cr_assert_eq(sched_setaffinity(0, sizeof(set), &set), 0);
+	while (n--)
+		syscall(SYS_getpid);
+}
+
+Test(level2, slot_removed_and_put_back_while_attached_loses_nothing)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
+	struct fakeloop l = { 0 };
+	struct perfring_session *s;
+	struct kcount k = { 0 };
+
+	need_two_cpus();
+	KCHECK(kutil_getpid_session(&o, getpid(), &k, &s, NULL), s);
+	KCHECK(perfring_session_start(s), s);
+	getpid_here_on_1(300);
+	cr_assert_eq(perfring_reactor_new(s, NULL, &fakeloop_ops, &l, &l.r), 0);
+	cr_assert_eq(k.n, 300);
+	for (int round = 0; round < 3; round++) {
+		cr_assert_eq((getpid_here_on_1(200), 0), 0);
+		cr_assert_eq(pr_reactor_slot(l.r, 1, false), 0);
+		cr_assert_not(l.watched[1], "the slot is unwatched");
+		cr_assert_eq(k.n, 500 + 400 * (uint64_t)round, "its ring was drained first");
+		cr_assert_eq((getpid_here_on_1(200), 0), 0);
+		cr_assert_eq(fakeloop_poll(&l), 0, "slot 0 has nothing");
+		cr_assert_eq(pr_reactor_slot(l.r, 1, true), 0);
+		cr_assert(l.watched[1]);
+		cr_assert_eq(k.n, 700 + 400 * (uint64_t)round, "put back: drained at once");
+	}
+	perfring_reactor_free(l.r);
 	perfring_session_free(s);
 }

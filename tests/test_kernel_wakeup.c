@@ -47,6 +47,16 @@ static void run_stream(struct perfring_opts *o, struct kcount *k, struct perfrin
 	cr_assert_eq(kutil_child_wait(&c), 0);
 }
 
+/* The attr ev (NULL = the leader) is opened with, from s's plan. */
+static void open_attr(const struct perfring_session *s, const struct perfring_event *ev,
+		      struct perf_event_attr *a)
+{
+	struct pr_plan p;
+
+	pr_session_plan(s, &p);
+	pr_open_attr(&p, ev, a);
+}
+
 Test(wakeup, default_mode_leaves_attrs_untouched)
 {
 	struct perfring_opts o = { .sz = sizeof(o) };
@@ -56,28 +66,28 @@ Test(wakeup, default_mode_leaves_attrs_untouched)
 	struct kcount k = { 0 };
 
 	KCHECK(kutil_getpid_session(&o, 0, &k, &s, &ev), s);
-	pr_open_attr(s, NULL, &a);
+	open_attr(s, NULL, &a);
 	cr_assert_eq(a.watermark, 0);
 	cr_assert_eq(a.wakeup_events, 0);
 	cr_assert_eq(a.wakeup_watermark, 0);
-	pr_open_attr(s, ev, &a);
+	open_attr(s, ev, &a);
 	cr_assert_eq(a.watermark, 0);
 	cr_assert_eq(a.wakeup_events, 0);
 	perfring_session_free(s);
 
 	o.wakeup_watermark = 4096;
 	KCHECK(kutil_getpid_session(&o, 0, &k, &s, &ev), s);
-	pr_open_attr(s, NULL, &a);
+	open_attr(s, NULL, &a);
 	cr_assert_eq(a.watermark, 1);
 	cr_assert_eq(a.wakeup_watermark, 4096);
-	pr_open_attr(s, ev, &a);
+	open_attr(s, ev, &a);
 	cr_assert_eq(a.watermark, 0, "redirected events share the leader's ring");
 	perfring_session_free(s);
 
 	o.wakeup_watermark = 0;
 	o.wakeup_events = 100;
 	KCHECK(kutil_getpid_session(&o, 0, &k, &s, &ev), s);
-	pr_open_attr(s, ev, &a);
+	open_attr(s, ev, &a);
 	cr_assert_eq(a.wakeup_events, 100, "counted per sampling event");
 	perfring_session_free(s);
 }
@@ -244,7 +254,9 @@ Test(wakeup, low_watermark_delivers_within_one_wakeup)
 	perfring_session_free(s);
 }
 
-Test(wakeup, epoll_and_timer_fds_live_from_start_to_free)
+/* The session's own wait opens its epoll set and flush timerfd on the first
+ * wait, not at start: level-2 and adapter users never pay for them. */
+Test(wakeup, epoll_and_timer_fds_live_from_first_wait_to_free)
 {
 	struct perfring_opts plain = { .sz = sizeof(plain) }, wm = plain;
 	struct perfring_session *a, *b;
@@ -259,7 +271,15 @@ Test(wakeup, epoll_and_timer_fds_live_from_start_to_free)
 	with_plain = kutil_fd_count() - base;
 	KCHECK(perfring_session_start(b), b);
 	with_wm = kutil_fd_count() - base - with_plain;
-	cr_assert_eq(with_wm, with_plain + 2, "wakeup mode adds an epoll fd and its flush timerfd");
+	cr_assert_eq(with_wm, with_plain, "start opens only the rings");
+	cr_assert_geq(perfring_session_parse_for_duration(b, 1000000), 0);
+	cr_assert_eq(kutil_fd_count() - base - with_plain, with_plain + 2,
+		     "the first wait adds an epoll fd and its flush timerfd");
+	cr_assert_geq(perfring_session_parse_for_duration(b, 1000000), 0);
+	cr_assert_eq(kutil_fd_count() - base - with_plain, with_plain + 2, "and only once");
+	cr_assert_geq(perfring_session_parse_for_duration(a, 1000000), 0);
+	cr_assert_eq(kutil_fd_count() - base - with_plain, with_plain + 2,
+		     "default mode's wait sleeps: no fd");
 	perfring_session_free(a);
 	perfring_session_free(b);
 	cr_assert_eq(kutil_fd_count(), base);

@@ -4,7 +4,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "merge.h"
+#include "read/tree.h"
 
 #define MAXK 67
 

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
-#include "benchutil.h"
+#include "read/merge.h"
+#include "synthsession.h"
 
 #define MAXR 40
 #define TOTAL 6000
@@ -103,7 +103,7 @@ static bool corrupt_tail(uint8_t *rec, uint64_t st)
 /* One record at time t into ring r: mostly samples; every 17th a COMM from
  * the leader, every 23rd a sample of an id no event owns, every 29th one
  * whose variable part is malformed. -ENOSPC: full. */
-static int put_one(struct bench_session *b, size_t r, uint64_t seq, uint64_t t,
+static int put_one(struct synth_session *b, size_t r, uint64_t seq, uint64_t t,
 		   struct plan *pl)
 {
 	static const uint64_t chain[3] = { 1, 2, 3 };
@@ -118,7 +118,7 @@ static int put_one(struct bench_session *b, size_t r, uint64_t seq, uint64_t t,
 
 	if (seq % 17 == 5) {
 		struct synth_fields tr = { .pid = 1, .tid = 1, .time = t, .cpu = (uint32_t)r,
-					   .identifier = bench_leader_id(r) };
+					   .identifier = synth_leader_id(r) };
 
 		len = synth_comm(rec, sizeof(rec), 1, 1, "x", false, PERF_SAMPLE_IDENTIFIER |
 				 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU, &tr);
@@ -126,11 +126,11 @@ static int put_one(struct bench_session *b, size_t r, uint64_t seq, uint64_t t,
 			pl->comm_per_ring[r]++;
 		return err;
 	}
-	len = bench_template(b, r, &f, rec, sizeof(rec));
+	len = synth_session_template(b, r, &f, rec, sizeof(rec));
 	if (seq % 23 == 7)
 		memcpy(rec + 8, &(uint64_t){ 77777 }, 8); /* IDENTIFIER no event owns */
-	bad = seq % 29 == 11 && corrupt_tail(rec, bench_sample_type(b));
-	if ((err = bench_put(b, r, rec, len, bench_time_offset(bench_sample_type(b)), t)))
+	bad = seq % 29 == 11 && corrupt_tail(rec, synth_session_sample_type(b));
+	if ((err = synth_session_put(b, r, rec, len, synth_time_offset(synth_session_sample_type(b)), t)))
 		return err;
 	if (seq % 23 == 7) {
 		pl->unknown++;
@@ -144,7 +144,7 @@ static int put_one(struct bench_session *b, size_t r, uint64_t seq, uint64_t t,
 }
 
 /* Parses until a parse reads nothing; a stop only ends one parse_all. */
-static void drain_all(struct bench_session *b, struct seen *v)
+static void drain_all(struct synth_session *b, struct seen *v)
 {
 	uint64_t before;
 	int guard = 0;
@@ -153,13 +153,13 @@ static void drain_all(struct bench_session *b, struct seen *v)
 	 * from a higher CPU: across drains only time order holds. */
 	v->last_cpu = -1;
 	do {
-		before = b->s->merged_records;
+		before = b->s->merge->records;
 		cr_assert_geq(perfring_session_parse_all(b->s), 0);
-	} while (b->s->merged_records != before && ++guard < 100000);
+	} while (b->s->merge->records != before && ++guard < 100000);
 	cr_assert_lt(guard, 100000, "parse_all never ran dry");
 }
 
-static void check(struct bench_session *b, struct seen *v, const struct plan *pl, size_t k)
+static void check(struct synth_session *b, struct seen *v, const struct plan *pl, size_t k)
 {
 	struct perfring_cpu_stats st;
 	uint64_t unknown = 0, corrupt = 0;
@@ -193,7 +193,7 @@ static void run(uint64_t sample_type, enum pattern p, size_t k, uint64_t ring_si
 	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE,
 				     .config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1,
 				     .sample_type = sample_type };
-	struct bench_session b;
+	struct synth_session b;
 	struct seen *v = calloc(1, sizeof(*v));
 	struct plan pl = { 0 };
 	uint64_t j = 0, rnd = k * 977 + p, t;
@@ -202,13 +202,11 @@ static void run(uint64_t sample_type, enum pattern p, size_t k, uint64_t ring_si
 
 	cr_assert_not_null(v);
 	v->stop_every = stop_every;
-	cr_assert_eq(bench_session_synthetic(&b, k, ring_size, &a, on_sample, v), 0);
-	b.s->rec_fn = on_record;
-	b.s->rec_ctx = v;
-	b.s->rec_mask = PERFRING_REC_ALL;
-	if (batch && b.s->batch) {
-		b.s->batch->after = b.s->batch->wait = b.s->batch->wait_max = 1;
-		b.s->batch->min_total = 1;
+	cr_assert_eq(synth_session_new(&b, k, ring_size, &a, on_sample, v), 0);
+	b.s->reg.sink = (struct pr_sink){ on_record, v, PERFRING_REC_ALL };
+	if (batch && b.s->merge->batch) {
+		b.s->merge->batch->after = b.s->merge->batch->wait = b.s->merge->batch->wait_max = 1;
+		b.s->merge->batch->min_total = 1;
 	}
 	while (j < TOTAL) {
 		r = ring_of(p, k, j, &rnd, &cur);
@@ -225,9 +223,9 @@ static void run(uint64_t sample_type, enum pattern p, size_t k, uint64_t ring_si
 	check(&b, v, &pl, k);
 	/* A batch whose decode refused every record would still give the
 	 * tree's output: only this shows that batches ran. */
-	if (batch && b.s->batch)
-		cr_expect_gt(b.s->batch->records, 0, "no batch delivered a record");
-	bench_session_free(&b);
+	if (batch && b.s->merge->batch)
+		cr_expect_gt(b.s->merge->batch->records, 0, "no batch delivered a record");
+	synth_session_free(&b);
 	free(v);
 }
 

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "benchutil.h"
+#include "synthsession.h"
 #include "kutil.h"
 
 #define NS_PER_S 1000000000ull
@@ -101,17 +101,17 @@ static uint64_t stamp(size_t ring, size_t j)
 	return 1000000 + (uint64_t)j * RINGS * 2 + ((ring * 37) % RINGS) * 2;
 }
 
-static void fill(struct bench_session *b, size_t from, size_t to)
+static void fill(struct synth_session *b, size_t from, size_t to)
 {
 	struct synth_fields f = { .pid = 1, .tid = 1 };
-	size_t off = bench_time_offset(bench_sample_type(b)), len, i, j;
+	size_t off = synth_time_offset(synth_session_sample_type(b)), len, i, j;
 	uint8_t rec[256];
 
 	for (i = 0; i < RINGS; i++) {
-		len = bench_template(b, i, &f, rec, sizeof(rec));
+		len = synth_session_template(b, i, &f, rec, sizeof(rec));
 		cr_assert_gt(len, 0);
 		for (j = from; j < to; j++)
-			cr_assert_eq(bench_put(b, i, rec, len, off, stamp(i, j)), 0,
+			cr_assert_eq(synth_session_put(b, i, rec, len, off, stamp(i, j)), 0,
 				     "ring %zu is full at record %zu", i, j);
 	}
 }
@@ -120,12 +120,12 @@ Test(overload, merge_256_synthetic_rings)
 {
 	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_DUMMY };
 	struct perfring_cpu_stats st;
-	struct bench_session b;
+	struct synth_session b;
 	struct order o = { 0 };
 	size_t i;
 	int n;
 
-	cr_assert_eq(bench_session_synthetic(&b, RINGS, 16384, &a, order_cb, &o), 0);
+	cr_assert_eq(synth_session_new(&b, RINGS, 16384, &a, order_cb, &o), 0);
 	fill(&b, 0, PER_RING / 2);
 	n = perfring_session_parse_all(b.s);
 	cr_expect_eq(n, RINGS * PER_RING / 2);
@@ -147,7 +147,7 @@ Test(overload, merge_256_synthetic_rings)
 			     (unsigned long long)st.late, (unsigned long long)st.lost,
 			     (unsigned long long)st.corrupt, (unsigned long long)st.unknown);
 	}
-	bench_session_free(&b);
+	synth_session_free(&b);
 }
 
 /* ---------------------------------------------------------- ring pressure */

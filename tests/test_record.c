@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
+#include "decode/record.h"
 #include "synth.h"
 
 #define TRAILER_ALL SYNTH_TRAILER_BITS

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
-#include "ring.h"
+#include "decode/record.h"
+#include "kernel/ring.h"
 #include "synth.h"
 
 /* A record the ring does not interpret: header + a pattern tied to seq. */

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sys.h"
-#include "tracefs.h"
+#include "base/sys.h"
+#include "kernel/tracefs.h"
 
 #define REAL_ROOT "/sys/kernel/tracing"
 

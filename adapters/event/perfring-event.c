@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* libevent glue around the core reactor: one EV_READ event and one
- * continuation timer per ring, one flush timer. */
+/* libevent driver for the core reactor. The four operations, in libevent terms:
+ *   watch(slot, fd, on)  an EV_READ|EV_PERSIST event per watched slot: new+add / free
+ *   soon(on)             a zero-timeout timer event: add / del
+ *   timer(ms)            a one-shot timer event: add / del
+ *   destroy()            frees the timers and the adapter, then
+ *                        perfring_reactor_destroyed (synchronous) */
 #include <perfring/perfring-event.h>
 
 #include <event2/event.h>
@@ -9,156 +13,108 @@
 #include <poll.h>
 #include <stdlib.h>
 
-struct ev_slot {
+struct watch {
+	struct event *io;
 	struct perfring_libevent *a;
-	size_t i;
-	struct event *io;   /* EV_READ|EV_PERSIST on the ring's fd */
-	struct event *more; /* zero-timeout timer: continues a budgeted drain */
+	size_t slot;
 };
 
 struct perfring_libevent {
 	struct perfring_reactor *r;
-	struct ev_slot *sl;
+	struct event_base *base;
+	struct watch **w;       /* by slot; NULL when not watched */
 	size_t n;
-	struct event *flush; /* NULL when flushing is off */
-	int depth;           /* our callbacks on the stack */
-	bool detached;
+	struct event *timer, *soon;
+	bool detaching;
 };
 
-static void drop(struct event *ev, bool free_it)
-{
-	if (ev && free_it)
-		event_free(ev);
-	else if (ev)
-		event_del(ev);
-}
-
-/* Deletes every event from the base, or frees them (which deletes too). */
-static void drop_all(struct perfring_libevent *a, bool free_them)
-{
-	size_t i;
-
-	for (i = 0; i < a->n; i++) {
-		drop(a->sl[i].io, free_them);
-		drop(a->sl[i].more, free_them);
-	}
-	drop(a->flush, free_them);
-}
-
-static void destroy(struct perfring_libevent *a)
-{
-	drop_all(a, true);
-	perfring_reactor_free(a->r);
-	free(a->sl);
-	free(a);
-}
-
-/* Ends one of our callbacks. Freeing an event or its state from inside its
- * own callback is what detach must not do, so the outermost callback frees. */
-static void leave(struct perfring_libevent *a)
-{
-	if (--a->depth == 0 && a->detached)
-		destroy(a);
-}
-
-static void follow(struct ev_slot *sl, uint32_t verdict)
-{
-	static const struct timeval now = { 0, 0 };
-
-	if (verdict & PERFRING_REACT_UNWATCH) {
-		event_del(sl->io);
-		event_del(sl->more);
-	} else if ((verdict & PERFRING_REACT_MORE) && event_add(sl->more, &now) < 0) {
-		perfring_reactor_fail(sl->a->r, sl->i, -ENOMEM);
-		event_del(sl->io);
-	}
-}
-
-static void run(struct ev_slot *sl, uint32_t revents)
-{
-	struct perfring_libevent *a = sl->a;
-	uint32_t v;
-
-	a->depth++;
-	/* libevent reports EPOLLHUP as plain EV_READ; the reactor checks for it. */
-	perfring_reactor_ready(a->r, sl->i, revents, &v);
-	if (!a->detached)
-		follow(sl, v);
-	leave(a);
-}
-
+/* libevent reports EPOLLHUP as plain EV_READ; the reactor checks for it. */
 static void on_io(evutil_socket_t fd, short what, void *arg)
 {
-	run(arg, POLLIN);
+	struct watch *w = arg;
+
+	perfring_reactor_on_ready(w->a->r, w->slot, POLLIN);
 }
 
-static void on_more(evutil_socket_t fd, short what, void *arg)
+static int add(struct event *ev, uint32_t ms)
 {
-	run(arg, 0);
-}
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
 
-static void drain_all(struct perfring_libevent *a)
-{
-	size_t i, more = 0;
-
-	perfring_reactor_flush(a->r, &more);
-	for (i = 0; more && i < a->n && !a->detached; i++)
-		if (perfring_reactor_pending(a->r, i))
-			follow(&a->sl[i], PERFRING_REACT_MORE);
-}
-
-static void on_flush(evutil_socket_t fd, short what, void *arg)
-{
-	struct perfring_libevent *a = arg;
-
-	a->depth++;
-	drain_all(a);
-	leave(a);
-}
-
-static int make_events(struct perfring_libevent *a, struct event_base *base)
-{
-	const struct perfring_cpu_fd *fds;
-	size_t i, n = perfring_reactor_fds(a->r, &fds);
-
-	a->sl = calloc(n ? n : 1, sizeof(*a->sl));
-	if (!a->sl)
-		return -ENOMEM;
-	for (a->n = n, i = 0; i < n; i++) {
-		a->sl[i] = (struct ev_slot){ .a = a, .i = i };
-		a->sl[i].io = event_new(base, fds[i].fd, EV_READ | EV_PERSIST, on_io, &a->sl[i]);
-		a->sl[i].more = evtimer_new(base, on_more, &a->sl[i]);
-		if (!a->sl[i].io || !a->sl[i].more)
-			return -ENOMEM;
-	}
-	if (perfring_reactor_flush_ms(a->r)) {
-		a->flush = event_new(base, -1, EV_PERSIST, on_flush, a);
-		if (!a->flush)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int add_one(struct event *ev, const struct timeval *tv)
-{
 	errno = 0;
-	if (event_add(ev, tv) == 0)
+	if (event_add(ev, ms == UINT32_MAX ? NULL : &tv) == 0)
 		return 0;
 	return errno > 0 ? -errno : -ENOMEM;
 }
 
-static int add_events(struct perfring_libevent *a)
+static int watch(void *loop, size_t slot, int fd, bool on)
 {
-	uint32_t ms = perfring_reactor_flush_ms(a->r);
-	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
-	size_t i;
+	struct perfring_libevent *a = loop;
+	struct watch *w;
 	int err;
 
-	for (i = 0; i < a->n; i++)
-		if ((err = add_one(a->sl[i].io, NULL)))
-			return err;
-	return a->flush ? add_one(a->flush, &tv) : 0;
+	if (slot >= a->n)
+		return -EINVAL;
+	if (!on) {
+		w = a->w[slot];
+		a->w[slot] = NULL;
+		event_free(w->io); /* safe inside its own callback */
+		free(w);
+		return 0;
+	}
+	if (!(w = calloc(1, sizeof(*w))))
+		return -ENOMEM;
+	*w = (struct watch){ .a = a, .slot = slot };
+	w->io = event_new(a->base, fd, EV_READ | EV_PERSIST, on_io, w);
+	err = w->io ? add(w->io, UINT32_MAX) : -ENOMEM;
+	if (err && w->io)
+		event_free(w->io);
+	if (err)
+		free(w);
+	else
+		a->w[slot] = w;
+	return err;
 }
+
+static void on_soon(evutil_socket_t fd, short what, void *a)
+{
+	perfring_reactor_on_soon(((struct perfring_libevent *)a)->r);
+}
+
+static int soon(void *a, bool on)
+{
+	struct event *ev = ((struct perfring_libevent *)a)->soon;
+
+	return on ? add(ev, 0) : event_del(ev) ? -EINVAL : 0;
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *a)
+{
+	perfring_reactor_on_timer(((struct perfring_libevent *)a)->r);
+}
+
+static int timer(void *a, uint32_t ms)
+{
+	struct event *ev = ((struct perfring_libevent *)a)->timer;
+
+	return ms ? add(ev, ms) : event_del(ev) ? -EINVAL : 0;
+}
+
+static void destroy(void *loop)
+{
+	struct perfring_libevent *a = loop;
+
+	if (a->timer)
+		event_free(a->timer);
+	if (a->soon)
+		event_free(a->soon);
+	perfring_reactor_destroyed(a->r);
+	free(a->w);
+	free(a);
+}
+
+static const struct perfring_loop_ops ops = {
+	.sz = sizeof(ops), .watch = watch, .soon = soon, .timer = timer, .destroy = destroy,
+};
 
 PERFRING_API int perfring_libevent_attach(struct perfring_session *s, struct event_base *base,
 					  const struct perfring_loop_opts *opts,
@@ -170,35 +126,27 @@ PERFRING_API int perfring_libevent_attach(struct perfring_session *s, struct eve
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!s || !base)
-		return -EINVAL;
-	a = calloc(1, sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	if ((err = perfring_reactor_new(s, opts, &a->r)) || (err = make_events(a, base)) ||
-	    (err = add_events(a))) {
+	if (!s || !base || !(a = calloc(1, sizeof(*a))))
+		return !s || !base ? -EINVAL : -ENOMEM;
+	a->base = base;
+	a->n = perfring_session_fds(s, NULL);
+	a->w = calloc(a->n + 1, sizeof(*a->w));
+	a->timer = evtimer_new(base, on_timer, a);
+	a->soon = evtimer_new(base, on_soon, a);
+	if (!a->w || !a->timer || !a->soon) {
 		destroy(a);
-		return err;
+		return -ENOMEM;
 	}
-	/* Registering a fd polls it, which consumes a readiness already pending. */
-	a->depth++;
-	drain_all(a);
-	a->depth--;
 	*out = a;
-	return 0;
+	if ((err = perfring_reactor_new(s, opts, &ops, a, &a->r)))
+		*out = NULL;
+	return err;
 }
 
 PERFRING_API void perfring_libevent_detach(struct perfring_libevent *a)
 {
-	if (!a || a->detached)
+	if (!a || a->detaching)
 		return;
-	a->detached = true;
-	if (!a->depth) {
-		destroy(a);
-		return;
-	}
-	/* Inside one of our callbacks (which covers perfring_reactor_busy()):
-	 * stop delivery now, free when the outermost callback returns. */
-	perfring_reactor_cancel(a->r);
-	drop_all(a, false);
+	a->detaching = true;
+	perfring_reactor_free(a->r);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* libuv glue around the core reactor: a uv_poll_t per ring, a flush timer,
- * and an idle handle that continues budgeted drains. */
+/* libuv driver for the core reactor: the four operations in libuv's terms
+ * (perfring-uv.h lists them). No policy: the reactor decides. */
 #include <perfring/perfring-uv.h>
 
 #include <errno.h>
@@ -10,199 +10,156 @@
 struct watch {
 	uv_poll_t poll;
 	struct perfring_libuv *a;
-	size_t i;
+	size_t slot;
 };
 
-/* What each readiness reads (r, closing) comes first, on one cache line:
- * a wakeup finds the cache cold. */
 struct perfring_libuv {
 	struct perfring_reactor *r;
-	bool closing;
-	int settle;        /* idle passes that still flush every ring */
-	size_t n;          /* slots whose poll handle was initialised */
-	size_t open;       /* handles not yet through their close callback */
+	uv_loop_t *loop;
+	struct watch **w;       /* by slot; NULL when not watched */
+	size_t n, open;         /* open: handles not yet through their close callback */
+	bool detaching, destroying;
 	void (*done)(void *ctx);
 	void *done_ctx;
-	uv_timer_t flush;
-	uv_idle_t idle;
-	struct watch slot[];
+	uv_timer_t timer;       /* these two are made on first use: an attach */
+	uv_idle_t idle;         /* refused before leaves nothing on the loop */
 };
 
-/* libuv registers a watcher with epoll only at its next poll, and that
- * registration consumes a readiness already pending (perf_poll clears it).
- * Flushing on the next two idle passes puts one drain after the registration
- * wherever in the loop attach was called from. */
-#define SETTLE_PASSES 2
-
-static void on_idle(uv_idle_t *h);
-
-static void on_closed(uv_handle_t *h)
+static void finish(struct perfring_libuv *a)
 {
-	struct perfring_libuv *a = h->data;
 	void (*done)(void *ctx) = a->done;
 	void *ctx = a->done_ctx;
 
-	if (--a->open)
-		return;
-	perfring_reactor_free(a->r);
+	perfring_reactor_destroyed(a->r);
+	free(a->w);
 	free(a);
 	if (done)
 		done(ctx);
 }
 
-static void close_handle(struct perfring_libuv *a, uv_handle_t *h)
+static void on_closed(uv_handle_t *h)
 {
-	h->data = a;
-	uv_close(h, on_closed);
-}
+	struct perfring_libuv *a = h->type == UV_POLL ? ((struct watch *)h->data)->a : h->data;
 
-/* Closing stops every handle now, so no libuv callback of ours runs again;
- * cancelling stops the drain in progress, if any. */
-static void close_all(struct perfring_libuv *a)
-{
-	size_t i;
-
-	a->closing = true;
-	perfring_reactor_cancel(a->r);
-	for (i = 0; i < a->n; i++)
-		close_handle(a, (uv_handle_t *)&a->slot[i].poll);
-	close_handle(a, (uv_handle_t *)&a->flush);
-	close_handle(a, (uv_handle_t *)&a->idle);
-}
-
-/* Acts on a reactor verdict, unless a callback detached meanwhile. */
-static void obey(struct perfring_libuv *a, struct watch *sl, uint32_t v)
-{
-	if (a->closing)
-		return;
-	if (v & PERFRING_REACT_UNWATCH)
-		uv_poll_stop(&sl->poll);
-	if (v & PERFRING_REACT_MORE)
-		uv_idle_start(&a->idle, on_idle);
+	if (h->type == UV_POLL)
+		free(h->data);
+	if (!--a->open && a->destroying)
+		finish(a);
 }
 
 static void on_poll(uv_poll_t *p, int status, int events)
 {
-	struct watch *sl = p->data;
-	struct perfring_libuv *a = sl->a;
-	uint32_t revents = 0, v = 0;
+	struct watch *w = p->data;
 
-	if (status < 0) {
-		perfring_reactor_ready(a->r, sl->i, 0, NULL);
-		perfring_reactor_fail(a->r, sl->i, status);
-		obey(a, sl, PERFRING_REACT_UNWATCH);
-		return;
-	}
-	if (events & UV_READABLE)
-		revents |= POLLIN;
-	if (events & UV_DISCONNECT)
-		revents |= POLLHUP;
-	perfring_reactor_ready(a->r, sl->i, revents, &v);
-	obey(a, sl, v);
+	perfring_reactor_on_ready(w->a->r, w->slot, (status < 0 ? POLLERR : 0) |
+				  ((events & UV_READABLE) ? POLLIN : 0) |
+				  ((events & UV_DISCONNECT) ? POLLHUP : 0));
 }
 
-static void on_flush(uv_timer_t *t)
+/* A handle per watch, freed in its close callback: a slot can be watched
+ * again at once, with another fd if need be. */
+static int watch(void *loop, size_t slot, int fd, bool on)
 {
-	struct perfring_libuv *a = t->data;
-	size_t more = 0;
+	struct perfring_libuv *a = loop;
+	struct watch *w = on ? calloc(1, sizeof(*w)) : a->w[slot];
+	int err = w ? 0 : -ENOMEM;
 
-	perfring_reactor_flush(a->r, &more);
-	if (more && !a->closing)
-		uv_idle_start(&a->idle, on_idle);
+	if (!on || err) {
+		if (w)
+			uv_close((uv_handle_t *)&w->poll, on_closed);
+		a->w[slot] = NULL;
+		return err;
+	}
+	*w = (struct watch){ .poll.data = w, .a = a, .slot = slot };
+	if ((err = uv_poll_init(a->loop, &w->poll, fd))) {
+		free(w);
+		return err;
+	}
+	a->open++;
+	if ((err = uv_poll_start(&w->poll, UV_READABLE | UV_DISCONNECT, on_poll)))
+		uv_close((uv_handle_t *)&w->poll, on_closed);
+	a->w[slot] = err ? NULL : w;
+	return err;
 }
 
-/* Runs between loop iterations while drains are unfinished: the settling
- * flushes, then one budgeted batch per ring with records left. */
 static void on_idle(uv_idle_t *h)
 {
-	struct perfring_libuv *a = h->data;
-	size_t i, more = 0;
-	uint32_t v;
-
-	if (a->settle) {
-		a->settle--;
-		perfring_reactor_flush(a->r, &more);
-	} else {
-		for (i = 0; i < a->n && !a->closing; i++) {
-			if (!perfring_reactor_pending(a->r, i))
-				continue;
-			perfring_reactor_ready(a->r, i, 0, &v);
-			obey(a, &a->slot[i], v);
-			more += !!(v & PERFRING_REACT_MORE);
-		}
-	}
-	if (!more && !a->settle && !a->closing)
-		uv_idle_stop(h);
+	uv_idle_stop(h);
+	perfring_reactor_on_soon(((struct perfring_libuv *)h->data)->r);
 }
 
-static int add_watch(struct perfring_libuv *a, uv_loop_t *loop, const struct perfring_cpu_fd *fd)
+static int soon(void *loop, bool on)
 {
-	struct watch *sl = &a->slot[a->n];
-	int err;
+	struct perfring_libuv *a = loop;
 
-	if ((err = uv_poll_init(loop, &sl->poll, fd->fd)))
-		return err;
-	sl->a = a;
-	sl->i = a->n++;
-	a->open++;
-	sl->poll.data = sl;
-	return uv_poll_start(&sl->poll, UV_READABLE | UV_DISCONNECT, on_poll);
+	if (!a->idle.loop && on && !uv_idle_init(a->loop, &a->idle))
+		a->open++;
+	a->idle.data = a;
+	return on ? uv_idle_start(&a->idle, on_idle) : uv_idle_stop(&a->idle);
 }
 
-static int start(struct perfring_libuv *a, uv_loop_t *loop)
+static void on_timer(uv_timer_t *t)
 {
-	const struct perfring_cpu_fd *fds;
-	size_t i, n = perfring_reactor_fds(a->r, &fds);
-	uint32_t ms = perfring_reactor_flush_ms(a->r);
-	int err;
-
-	uv_timer_init(loop, &a->flush);
-	uv_idle_init(loop, &a->idle);
-	a->flush.data = a->idle.data = a;
-	a->open = 2;
-	for (i = 0; i < n; i++)
-		if ((err = add_watch(a, loop, &fds[i])))
-			return err;
-	if (ms && (err = uv_timer_start(&a->flush, on_flush, ms, ms)))
-		return err;
-	a->settle = SETTLE_PASSES;
-	return uv_idle_start(&a->idle, on_idle);
+	perfring_reactor_on_timer(((struct perfring_libuv *)t->data)->r);
 }
+
+static int timer(void *loop, uint32_t ms)
+{
+	struct perfring_libuv *a = loop;
+
+	if (!a->timer.loop && ms && !uv_timer_init(a->loop, &a->timer))
+		a->open++;
+	a->timer.data = a;
+	return ms ? uv_timer_start(&a->timer, on_timer, ms, 0) : uv_timer_stop(&a->timer);
+}
+
+static void destroy(void *loop)
+{
+	struct perfring_libuv *a = loop;
+
+	a->destroying = true;
+	if (a->timer.loop)
+		uv_close((uv_handle_t *)&a->timer, on_closed);
+	if (a->idle.loop)
+		uv_close((uv_handle_t *)&a->idle, on_closed);
+	if (!a->open)
+		finish(a);
+}
+
+static const struct perfring_loop_ops ops = {
+	.sz = sizeof(ops), .watch = watch, .soon = soon, .timer = timer, .destroy = destroy,
+	.flags = PERFRING_LOOP_WATCH_LATE, /* fds reach the backend at its next poll */
+};
 
 PERFRING_API int perfring_libuv_attach(struct perfring_session *s, uv_loop_t *loop,
 				       const struct perfring_loop_opts *opts,
 				       struct perfring_libuv **out)
 {
-	struct perfring_reactor *r;
 	struct perfring_libuv *a;
 	int err;
 
 	if (!s || !loop || !out)
 		return -EINVAL;
 	*out = NULL;
-	if ((err = perfring_reactor_new(s, opts, &r)))
-		return err;
-	a = calloc(1, sizeof(*a) + perfring_reactor_fds(r, NULL) * sizeof(a->slot[0]));
-	if (!a) {
-		perfring_reactor_free(r);
+	if (!(a = calloc(1, sizeof(*a))) ||
+	    !(a->w = calloc((a->n = perfring_session_fds(s, NULL)) + 1, sizeof(*a->w)))) {
+		free(a);
 		return -ENOMEM;
 	}
-	a->r = r;
-	if ((err = start(a, loop))) {
-		close_all(a);
-		return err;
-	}
+	a->loop = loop;
 	*out = a;
-	perfring_reactor_flush(r, NULL);
-	return 0;
+	if ((err = perfring_reactor_new(s, opts, &ops, a, &a->r)))
+		*out = NULL;
+	return err;
 }
 
 PERFRING_API void perfring_libuv_detach(struct perfring_libuv *a, void (*done)(void *ctx),
 					void *ctx)
 {
-	if (!a || a->closing)
+	if (!a || a->detaching)
 		return;
+	a->detaching = true;
 	a->done = done;
 	a->done_ctx = ctx;
-	close_all(a);
+	perfring_reactor_free(a->r);
 }

@@ -388,63 +388,101 @@ struct perfring_loop_opts {
 	                                wakeup; 0 = the session's flush_ms (wakeup
 	                                mode) or poll_interval_ms (default mode);
 	                                PERFRING_FLUSH_NEVER = never */
-	void (*on_error)(int cpu, int err, void *ctx); /**< HUP (-EPIPE) or loop
-	                                error on a CPU; that fd is no longer watched */
+	void (*on_error)(int cpu, int err, void *ctx); /**< HUP (-EPIPE) or an
+	                                error (-EIO) on a CPU's fd: that fd is no
+	                                longer watched; or the loop refused a soon
+	                                turn (that CPU's records wait for the next
+	                                flush) or, with cpu -1, re-arming the timer */
 	void *ctx;
 };
 
 /*
- * The loop-agnostic logic every adapter shares, public for custom reactors
- * (epoll, io_uring, ...). One reactor per attachment:
- *   1. perfring_reactor_new(); watch each fd of perfring_reactor_fds() for
- *      readability; call perfring_reactor_flush() once (attaching may have
- *      consumed a pending readiness);
- *   2. on readiness of slot i call perfring_reactor_ready(r, i, revents, &v):
- *      v & PERFRING_REACT_MORE: records remain, call
- *      perfring_reactor_ready(r, i, 0, &v) again soon (no new wakeup comes);
- *      v & PERFRING_REACT_UNWATCH: stop watching that fd (HUP/ERR, after the
- *      final drain); on_error has been called;
- *   3. every perfring_reactor_flush_ms() call perfring_reactor_flush().
- * A reactor must not be used from two threads, nor its session parsed from
- * another thread while attached.
+ * The reactor: a started session on any event loop. It owns every rule of
+ * the loop: when to drain a ring, when to come back to a drain the budget cut
+ * short, when to flush, the drain after attaching, when to stop watching a
+ * fd that reported its end (HUP, after a last drain), and when to free. A
+ * loop is four operations, which a driver translates into its own calls:
+ *
+ *   watch(loop, slot, fd, on)  start (on) or stop reporting fd's readability
+ *                              as `slot`: call perfring_reactor_on_ready(r,
+ *                              slot, revents) when it is readable
+ *   soon(loop, on)             call perfring_reactor_on_soon(r) once on a
+ *                              coming loop turn, after other ready watchers
+ *                              and due timers (an idle or zero timer); !on:
+ *                              cancel
+ *   timer(loop, ms)            call perfring_reactor_on_timer(r) once after
+ *                              ms; 0 = disarm. One timer: re-arming replaces it
+ *   destroy(loop)              release what the driver made (it may finish
+ *                              later, as uv_close does), then call
+ *                              perfring_reactor_destroyed(r)
+ *
+ * Each returns 0 or a negative errno (destroy returns nothing). The reactor
+ * calls them only from perfring_reactor_* calls on the loop's thread, and
+ * never calls a watched slot's watch(on) twice. A driver of some 40 lines
+ * is enough: see examples/epoll-reactor.c and the three adapters.
+ *
+ * Readiness on perf fds is one-shot and registering a fd (epoll_ctl ADD)
+ * consumes one already pending: the reactor drains every ring when created.
+ * A loop that registers fds only when it next polls (libuv, libev) says so
+ * with PERFRING_LOOP_WATCH_LATE, and the reactor drains every ring again on
+ * its first two soon() turns, one of which comes after the registration.
  */
 struct perfring_reactor;
-#define PERFRING_REACT_MORE    1u
-#define PERFRING_REACT_UNWATCH 2u
 
+struct perfring_loop_ops {
+	size_t sz;                 /**< sizeof(struct perfring_loop_ops) */
+	int (*watch)(void *loop, size_t slot, int fd, bool on);
+	int (*soon)(void *loop, bool on);
+	int (*timer)(void *loop, uint32_t ms);
+	void (*destroy)(void *loop);
+	uint32_t flags;            /**< PERFRING_LOOP_* */
+};
+
+/** watch() takes effect at the loop's next poll, not at once. */
+#define PERFRING_LOOP_WATCH_LATE (1u << 0)
+
+/** Attaches started session s to a loop through ops, with opts (NULL =
+ *  defaults): watches every slot's fd (one per CPU of opts->cpus, in that
+ *  order, else every CPU of the session in order: slot i is the i-th),
+ *  arms the flush timer (opts->flush_ms, else the session's flush_ms in
+ *  wakeup mode or poll_interval_ms in default mode; none for
+ *  PERFRING_FLUSH_NEVER) and drains every ring once. *out is set before
+ *  any callback of the session runs, so a callback may free r.
+ *  -EINVAL for NULL s, ops or out, or ops without one of its four
+ *  functions or with sz too small: then no operation is called. Any other
+ *  failure (-EINVAL before start or for bad opts, -ENOENT for a CPU the
+ *  session does not watch, -ENOMEM, or the error an operation returned)
+ *  calls ops->destroy(loop) before it returns, with *out already NULL (so
+ *  the driver's perfring_reactor_destroyed(NULL) does nothing), so a driver
+ *  releases its state in destroy() alone. */
 PERFRING_API int perfring_reactor_new(struct perfring_session *s,
 				      const struct perfring_loop_opts *opts,
+				      const struct perfring_loop_ops *ops, void *loop,
 				      struct perfring_reactor **out);
-/** Frees r. Inside a callback run by this reactor the free is deferred until
- *  the reactor call returns, and no further callbacks are made. */
+
+/** The driver: slot's fd is ready. revents holds POLLIN, POLLHUP and
+ *  POLLERR bits as the loop reports them (some loops fold a HUP into
+ *  "readable": in pid mode the reactor asks poll(2) itself). The reactor
+ *  drains the ring (budget records at most, then again on soon()); after a
+ *  HUP or an error it drains the ring to its end, stops watching it and
+ *  calls opts->on_error(cpu, -EPIPE or -EIO) once. */
+PERFRING_API void perfring_reactor_on_ready(struct perfring_reactor *r, size_t slot,
+					    uint32_t revents);
+/** The driver: the turn asked for with soon(loop, true) has come. */
+PERFRING_API void perfring_reactor_on_soon(struct perfring_reactor *r);
+/** The driver: the timer armed with timer(loop, ms) has expired. */
+PERFRING_API void perfring_reactor_on_timer(struct perfring_reactor *r);
+
+/** Stops every watch, the soon turn and the timer at once, so no callback of
+ *  the session runs after this call, not even the rest of the drain in
+ *  progress; then calls the driver's destroy() once (when the outermost
+ *  perfring_reactor_* call returns, if called from inside one), and frees r
+ *  when the driver calls perfring_reactor_destroyed(). Safe inside any
+ *  callback; a second call, and a call with NULL, do nothing. */
 PERFRING_API void perfring_reactor_free(struct perfring_reactor *r);
-/** The watched {cpu, fd} slots; slot numbers index this array. */
-PERFRING_API size_t perfring_reactor_fds(const struct perfring_reactor *r,
-					 const struct perfring_cpu_fd **out);
-/** Handles readiness (revents: POLLIN/POLLHUP/POLLERR bits; 0 = continue a
- *  budgeted drain). Returns samples handled or -errno; *verdict gets
- *  PERFRING_REACT_* bits (UNWATCH also when r was freed inside a callback).
- *  In pid mode a readiness without POLLHUP is checked with poll(2) first, as
- *  some loops report a HUP as plain "readable". */
-PERFRING_API int perfring_reactor_ready(struct perfring_reactor *r, size_t slot,
-					uint32_t revents, uint32_t *verdict);
-/** Reports a loop error on a slot: calls on_error and marks it unwatched.
- *  on_error may free r (the free is deferred until this returns). */
-PERFRING_API void perfring_reactor_fail(struct perfring_reactor *r, size_t slot, int err);
-/** Drains every watched ring (budget per ring). Returns samples or -errno;
- *  *more_slots (may be NULL) gets how many slots still have records. */
-PERFRING_API int perfring_reactor_flush(struct perfring_reactor *r, size_t *more_slots);
-/** Whether slot i still has records after a budgeted pass. */
-PERFRING_API bool perfring_reactor_pending(const struct perfring_reactor *r, size_t slot);
-/** Flush interval in ms, or 0 for never. */
-PERFRING_API uint32_t perfring_reactor_flush_ms(const struct perfring_reactor *r);
-/** Milliseconds until the next flush is due (0 = now), or -1 for never. */
-PERFRING_API int perfring_reactor_next_flush_ms(const struct perfring_reactor *r);
-/** True while the reactor is inside a callback it made (detach must defer). */
-PERFRING_API bool perfring_reactor_busy(const struct perfring_reactor *r);
-/** Stops delivery: the current drain ends after the record in hand and no
- *  later call delivers anything. Used by adapters' detach. */
-PERFRING_API void perfring_reactor_cancel(struct perfring_reactor *r);
+/** The driver: destroy() has finished (from inside destroy() or later).
+ *  r is invalid after it. NULL does nothing. */
+PERFRING_API void perfring_reactor_destroyed(struct perfring_reactor *r);
 
 #ifdef __cplusplus
 }

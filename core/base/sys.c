@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/* Every syscall and allocation, each failable from tests (the hook in sys.h). */
+#include "base/sys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+static pr_fault_fn fault_fn;
+static void *fault_ctx;
+
+void pr_fault_set(pr_fault_fn fn, void *ctx)
+{
+	fault_fn = fn;
+	fault_ctx = ctx;
+}
+
+/* 0 to proceed, else errno is set and the wrapper must fail. */
+static inline int faulted(enum pr_sys_call call)
+{
+	int err;
+
+	if (__builtin_expect(fault_fn == NULL, 1))
+		return 0;
+	err = fault_fn(call, fault_ctx);
+	if (err)
+		errno = err;
+	return err;
+}
+
+void *pr_malloc(size_t n)
+{
+	return faulted(PR_SYS_MALLOC) ? NULL : malloc(n);
+}
+
+void *pr_calloc(size_t n, size_t sz)
+{
+	return faulted(PR_SYS_CALLOC) ? NULL : calloc(n, sz);
+}
+
+void *pr_realloc(void *p, size_t n)
+{
+	return faulted(PR_SYS_REALLOC) ? NULL : realloc(p, n);
+}
+
+char *pr_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = pr_malloc(n);
+
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+int pr_open(const char *path, int flags)
+{
+	return faulted(PR_SYS_OPEN) ? -1 : open(path, flags | O_CLOEXEC);
+}
+
+ssize_t pr_read(int fd, void *buf, size_t n)
+{
+	ssize_t r;
+
+	if (faulted(PR_SYS_READ))
+		return -1;
+	do
+		r = read(fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+int pr_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
+		       unsigned long flags)
+{
+	if (faulted(PR_SYS_PERF_EVENT_OPEN))
+		return -1;
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+void *pr_mmap(size_t len, int prot, int flags, int fd)
+{
+	if (faulted(PR_SYS_MMAP))
+		return MAP_FAILED;
+	return mmap(NULL, len, prot, flags, fd, 0);
+}
+
+int pr_ioctl(int fd, unsigned long req, unsigned long arg)
+{
+	return faulted(PR_SYS_IOCTL) ? -1 : ioctl(fd, req, arg);
+}
+
+int pr_epoll_create1(int flags)
+{
+	return faulted(PR_SYS_EPOLL_CREATE) ? -1 : epoll_create1(flags);
+}
+
+int pr_epoll_ctl(int ep, int op, int fd, void *ev)
+{
+	return faulted(PR_SYS_EPOLL_CTL) ? -1 : epoll_ctl(ep, op, fd, ev);
+}
+
+int pr_timerfd_create(int flags)
+{
+	return faulted(PR_SYS_TIMERFD) ? -1 : timerfd_create(CLOCK_MONOTONIC, flags);
+}
+
+static int read_all(int fd, size_t max, char *buf, size_t *len)
+{
+	size_t got = 0;
+	ssize_t r;
+
+	while (got < max) {
+		r = pr_read(fd, buf + got, max - got);
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	if (got == max)
+		return -EFBIG;
+	buf[got] = '\0';
+	*len = got;
+	return 0;
+}
+
+int pr_read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	char *buf;
+	size_t n = 0;
+	int fd, err;
+
+	fd = pr_open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	buf = pr_malloc(max + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	err = read_all(fd, max + 1, buf, &n);
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+}

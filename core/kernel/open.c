@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/* Opening the rings: one dummy leader per CPU owns the mmapped ring; every
+ * event (and, in pid mode, every thread) on that CPU is redirected into it. */
+#include "kernel/open.h"
+#include "base/sys.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define MAX_TIDS 65536
+
+/* What one pr_open_cpus call works with. */
+struct opening {
+	const struct pr_plan *p;
+	pid_t *tids;                /* pid mode: the threads at start; else { -1 } */
+	size_t ntids;
+	struct pr_errbuf *e;
+};
+
+static void leader_attr(const struct pr_plan *p, struct perf_event_attr *a);
+
+static int syscall_err(struct pr_errbuf *e, const char *call, const char *what, int cpu, int err)
+{
+	char hint[320];
+
+	pr_err_hint(hint, sizeof(hint), err, call);
+	return pr_err(e, -err, "%s %s on CPU %d: %s%s", call, what, cpu, perfring_strerror(-err),
+		      hint);
+}
+
+static int add_tid(struct opening *o, pid_t tid)
+{
+	pid_t *t;
+
+	if (o->ntids >= MAX_TIDS)
+		return pr_err(o->e, -E2BIG, "process %d has more than %d threads", o->p->pid,
+			      MAX_TIDS);
+	t = pr_realloc(o->tids, (o->ntids + 1) * sizeof(*t));
+	if (!t)
+		return pr_err(o->e, -ENOMEM, "out of memory listing the threads to watch");
+	o->tids = t;
+	o->tids[o->ntids++] = tid;
+	return 0;
+}
+
+/* The threads of the watched process now; later ones come through inherit. */
+static int list_threads(struct opening *o)
+{
+	int pid = o->p->pid, err = 0;
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+
+	if (pid <= 0)
+		return add_tid(o, -1);
+	if ((err = add_tid(o, pid)))
+		return err;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return pr_err(o->e, -errno, "listing %s: %s (has process %d exited?)", path,
+			      perfring_strerror(-errno), pid);
+	while (!err && (d = readdir(dir))) {
+		long tid = strtol(d->d_name, NULL, 10);
+
+		if (tid > 0 && tid != pid)
+			err = add_tid(o, (pid_t)tid);
+	}
+	closedir(dir);
+	return err;
+}
+
+static bool any_exclude_kernel(const struct pr_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nevents; i++)
+		if (p->events[i]->attr.exclude_kernel)
+			return true;
+	return false;
+}
+
+void pr_open_attr(const struct pr_plan *p, const struct perfring_event *ev,
+		  struct perf_event_attr *a)
+{
+	if (ev) {
+		*a = ev->attr;
+		a->inherit = p->pid > 0;
+		a->wakeup_events = p->wakeup_events;
+		return;
+	}
+	leader_attr(p, a);
+}
+
+static void leader_attr(const struct pr_plan *p, struct perf_event_attr *a)
+{
+	uint32_t m = p->sink ? p->sink->mask : 0;
+
+	memset(a, 0, sizeof(*a));
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	pr_event_force_attr(a);
+	a->inherit = p->pid > 0;
+	a->exclude_kernel = any_exclude_kernel(p);
+	a->comm = a->comm_exec = !!(m & PERFRING_REC_COMM);
+	a->mmap = a->mmap2 = !!(m & PERFRING_REC_MMAP);
+	a->task = !!(m & PERFRING_REC_TASK);
+	a->context_switch = !!(m & PERFRING_REC_SWITCH);
+	/* The ring is created by this event, so its attr sets the watermark. */
+	if (p->wakeup_watermark) {
+		a->watermark = 1;
+		a->wakeup_watermark = p->wakeup_watermark;
+	}
+}
+
+static int open_one(struct opening *o, struct perf_event_attr *a, const char *what, pid_t tid,
+		    int cpu, int *fd)
+{
+	*fd = pr_perf_event_open(a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (*fd < 0)
+		return syscall_err(o->e, "perf_event_open", what, cpu, errno);
+	return 0;
+}
+
+static int add_id(struct opening *o, struct pr_cpu *c, int fd, struct perfring_event *ev)
+{
+	struct pr_idmap *ids;
+	uint64_t id;
+
+	if (pr_ioctl(fd, PERF_EVENT_IOC_ID, (unsigned long)&id) < 0)
+		return syscall_err(o->e, "ioctl(PERF_EVENT_IOC_ID)", ev ? ev->name : "leader",
+				   c->cpu, errno);
+	ids = pr_realloc(c->ids, (c->nids + 1) * sizeof(*ids));
+	if (!ids)
+		return pr_err(o->e, -ENOMEM, "out of memory recording event ids");
+	c->ids = ids;
+	c->ids[c->nids++] = (struct pr_idmap){ id, ev };
+	return 0;
+}
+
+static int push_fd(struct opening *o, struct pr_cpu *c, int fd)
+{
+	int *fds = pr_realloc(c->fds, (c->nfds + 1) * sizeof(*fds));
+
+	if (!fds) {
+		close(fd);
+		return pr_err(o->e, -ENOMEM, "out of memory recording fds");
+	}
+	c->fds = fds;
+	c->fds[c->nfds++] = fd;
+	return 0;
+}
+
+static int map_ring(struct opening *o, struct pr_cpu *c)
+{
+	size_t page = o->p->page_size, len = page * (1 + (size_t)o->p->ring_pages);
+	int err;
+
+	c->scratch = pr_malloc(PR_RING_SCRATCH);
+	if (!c->scratch)
+		return pr_err(o->e, -ENOMEM, "out of memory for CPU %d's scratch buffer", c->cpu);
+	c->map = pr_mmap(len, PROT_READ | PROT_WRITE, MAP_SHARED, c->leader_fd);
+	if (c->map == MAP_FAILED) {
+		c->map = NULL;
+		return syscall_err(o->e, "mmap", "ring", c->cpu, errno);
+	}
+	c->map_len = len;
+	err = pr_ring_init(&c->ring, c->map, (uint8_t *)c->map + page,
+			   (uint64_t)o->p->ring_pages * page, c->scratch);
+	return err ? pr_err(o->e, err, "CPU %d: the kernel's ring is not usable", c->cpu) : 0;
+}
+
+/* The kernel answers a bad filter with EINVAL or ENOENT (an unknown field);
+ * both mean the filter, not a missing event, so both are -EINVAL. */
+static int filter_err(struct pr_errbuf *e, const struct perfring_event *ev, int cpu, int err)
+{
+	return pr_err(e, err == ENOENT ? -EINVAL : -err,
+		      "ioctl(PERF_EVENT_IOC_SET_FILTER) %s on CPU %d: the kernel refused filter "
+		      "\"%s\" (%s); check its syntax and the field names in the tracepoint's "
+		      "format file", ev->name, cpu, ev->filter, perfring_strerror(err));
+}
+
+/* Opens ev (NULL = a dummy tracker) for one thread on c and redirects it. */
+static int open_redirected(struct opening *o, struct pr_cpu *c, struct perfring_event *ev,
+			   pid_t tid)
+{
+	struct perf_event_attr a;
+	const char *what = ev ? ev->name : "dummy";
+	int fd, err;
+
+	pr_open_attr(o->p, ev, &a);
+	if ((err = open_one(o, &a, what, tid, c->cpu, &fd)) || (err = push_fd(o, c, fd)))
+		return err;
+	if (pr_ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)c->leader_fd) < 0)
+		return syscall_err(o->e, "ioctl(PERF_EVENT_IOC_SET_OUTPUT)", what, c->cpu, errno);
+	if (ev && ev->filter && pr_ioctl(fd, PERF_EVENT_IOC_SET_FILTER, (unsigned long)ev->filter) < 0)
+		return filter_err(o->e, ev, c->cpu, errno);
+	return add_id(o, c, fd, ev);
+}
+
+static int open_cpu(struct opening *o, struct pr_cpu *c)
+{
+	const struct pr_plan *p = o->p;
+	struct perf_event_attr a;
+	size_t t, e;
+	int err;
+
+	leader_attr(p, &a);
+	c->sink = p->sink;
+	/* Name the user's first event: the dummy leader is our own device. */
+	if ((err = open_one(o, &a, p->nevents ? p->events[0]->name : "dummy", o->tids[0], c->cpu,
+			    &c->leader_fd)) ||
+	    (err = map_ring(o, c)) || (err = add_id(o, c, c->leader_fd, NULL)))
+		return err;
+	for (t = 1; t < o->ntids; t++)
+		if ((err = open_redirected(o, c, NULL, o->tids[t])))
+			return err;
+	for (e = 0; e < p->nevents; e++)
+		for (t = 0; t < o->ntids; t++)
+			if ((err = open_redirected(o, c, p->events[e], o->tids[t])))
+				return err;
+	pr_cpu_ids_ready(c);
+	return 0;
+}
+
+int pr_open_cpus(const struct pr_plan *p, struct pr_cpu *cpu, size_t n, struct pr_errbuf *e)
+{
+	struct opening o = { .p = p, .e = e };
+	size_t i;
+	int err;
+
+	/* Before anything else can fail: pr_close_cpus() must not see fd 0. */
+	for (i = 0; i < n; i++)
+		cpu[i].leader_fd = -1;
+	err = list_threads(&o);
+	for (i = 0; !err && i < n; i++)
+		err = open_cpu(&o, &cpu[i]);
+	free(o.tids);
+	if (err)
+		pr_close_cpus(cpu, n);
+	return err;
+}
+
+/* Disabling first: a forked child may hold copies of these fds, and an
+ * event stays enabled, and counting, for as long as any copy is open (R5). */
+static void close_cpu(struct pr_cpu *c)
+{
+	size_t i;
+
+	if (c->leader_fd >= 0)
+		pr_ioctl(c->leader_fd, PERF_EVENT_IOC_DISABLE, 0);
+	for (i = 0; i < c->nfds; i++)
+		pr_ioctl(c->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	for (i = 0; i < c->nfds; i++)
+		close(c->fds[i]);
+	if (c->map)
+		munmap(c->map, c->map_len);
+	if (c->leader_fd >= 0)
+		close(c->leader_fd);
+	free(c->fds);
+	free(c->ids);
+	free(c->scratch);
+	c->fds = NULL;
+	c->ids = NULL;
+	c->scratch = NULL;
+	c->map = NULL;
+	c->nfds = c->nids = 0;
+	c->leader_fd = -1;
+}
+
+void pr_close_cpus(struct pr_cpu *cpu, size_t n)
+{
+	size_t i;
+
+	for (i = 0; cpu && i < n; i++)
+		close_cpu(&cpu[i]);
+}
+
+static int toggle(struct pr_errbuf *e, int fd, int cpu, bool on)
+{
+	unsigned long req = on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
+
+	if (pr_ioctl(fd, req, 0) < 0)
+		return syscall_err(e, on ? "ioctl(PERF_EVENT_IOC_ENABLE)" :
+				   "ioctl(PERF_EVENT_IOC_DISABLE)", "event", cpu, errno);
+	return 0;
+}
+
+int pr_enable_cpus(struct pr_cpu *cpu, size_t n, bool on, struct pr_errbuf *e)
+{
+	size_t i, j;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if ((err = toggle(e, cpu[i].leader_fd, cpu[i].cpu, on)))
+			return err;
+		for (j = 0; j < cpu[i].nfds; j++)
+			if ((err = toggle(e, cpu[i].fds[j], cpu[i].cpu, on)))
+				return err;
+	}
+	return 0;
+}

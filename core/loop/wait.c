@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* The session's own waits, parse_for_duration and parse_until: sleep-polling
+ * by default, or the built-in epoll driver under a merged reactor. */
+#include "loop/epoll.h"
+#include "loop/reactor.h"
+#include "read/merge.h"
+#include "base/clock.h"
+#include "base/sys.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define NS_PER_MS PR_NS_PER_MS
+
+struct loop {
+	uint64_t deadline;          /* CLOCK_MONOTONIC ns; UINT64_MAX = none */
+	bool (*should_stop)(void *ctx);
+	void *ctx;
+	long total;
+	bool stopped;
+};
+
+static bool done(struct loop *l)
+{
+	if (l->stopped || (l->should_stop && l->should_stop(l->ctx)))
+		return true;
+	return l->deadline != UINT64_MAX && pr_now_ns() >= l->deadline;
+}
+
+/* A timer-driven pass over every ring. Returns the records it read. */
+static uint64_t pass(struct perfring_session *s, struct loop *l)
+{
+	uint64_t before = s->merge->records;
+	size_t i;
+
+	l->total += pr_merge_parse(s->merge, &l->stopped);
+	for (i = 0; i < s->ncpu; i++)
+		s->cpu[i].st.flushes++;
+	return s->merge->records - before;
+}
+
+/* ms to wait: the smaller of `want` (-1 = forever) and the deadline. Rounds
+ * up, so that a wait never ends just short of its goal and spins. */
+static int bounded_ms(const struct loop *l, int64_t want_ns)
+{
+	uint64_t left = want_ns < 0 ? UINT64_MAX : (uint64_t)want_ns, now, until;
+
+	if (l->deadline != UINT64_MAX) {
+		now = pr_now_ns();
+		until = l->deadline > now ? l->deadline - now : 0;
+		if (until < left)
+			left = until;
+	}
+	if (left == UINT64_MAX)
+		return -1;
+	left = (left + NS_PER_MS - 1) / NS_PER_MS;
+	return left > INT_MAX ? INT_MAX : (int)left;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = pr_ts_of_ms((uint32_t)ms);
+
+	nanosleep(&ts, NULL);
+}
+
+static void poll_loop(struct perfring_session *s, struct loop *l)
+{
+	int ms;
+
+	while (!done(l)) {
+		if (pass(s, l))
+			continue;
+		if (done(l))
+			break;
+		ms = bounded_ms(l, (int64_t)s->o.poll_interval_ms * (int64_t)NS_PER_MS);
+		if (ms > 0)
+			sleep_ms(ms);
+	}
+}
+
+/* The built-in wait of wakeup mode: a merged reactor on the epoll driver,
+ * made on the first wait and kept until the session goes. */
+struct pr_wait {
+	struct pr_attachment att;
+	struct pr_epoll d;
+	struct perfring_reactor *r;
+};
+
+static void wait_release(struct pr_attachment *a)
+{
+	struct pr_wait *w = (struct pr_wait *)((char *)a - offsetof(struct pr_wait, att));
+
+	perfring_reactor_free(w->r);
+	pr_epoll_close(&w->d);
+	free(w);
+}
+
+static struct pr_wait *wait_of(struct perfring_session *s)
+{
+	struct pr_attachment *a;
+
+	for (a = s->attached; a; a = a->next)
+		if (a->release == wait_release)
+			return (struct pr_wait *)((char *)a - offsetof(struct pr_wait, att));
+	return NULL;
+}
+
+static int wait_make(struct perfring_session *s, struct pr_wait **out)
+{
+	struct pr_wait *w = pr_calloc(1, sizeof(*w));
+	int err;
+
+	if (!w)
+		return pr_err(&s->err, -ENOMEM, "out of memory for the session's wait");
+	w->att.release = wait_release;
+	if ((err = pr_epoll_open(&w->d, &s->err))) {
+		pr_epoll_close(&w->d);
+		free(w);
+		return err;
+	}
+	/* On failure the reactor calls the driver's destroy, which owns nothing. */
+	if ((err = pr_reactor_make(s, NULL, &pr_epoll_ops, &w->d, true, &w->d.r))) {
+		pr_epoll_close(&w->d);
+		free(w);
+		return err;
+	}
+	w->r = w->d.r;
+	pr_attach(s, &w->att);
+	*out = w;
+	return 0;
+}
+
+/* fresh: the reactor was just made, and its making drained every ring. */
+static void epoll_loop(struct pr_wait *w, struct loop *l, bool fresh)
+{
+	if (!fresh)
+		perfring_reactor_on_timer(w->r);
+	for (;;) {
+		l->total += (long)pr_reactor_take_samples(w->r);
+		l->stopped |= pr_reactor_take_stop(w->r);
+		if (!pr_reactor_live(w->r) || done(l))
+			break;
+		if (pr_epoll_turn(&w->d, bounded_ms(l, -1)) < 0)
+			break;
+	}
+}
+
+static int run(struct perfring_session *s, struct loop *l)
+{
+	struct pr_wait *w;
+	bool fresh;
+	int err;
+
+	if (!s)
+		return pr_null(NULL, "parse loop", "s");
+	if (s->state == PR_NEW)
+		return pr_err(&s->err, -EINVAL, "parse before perfring_session_start");
+	if (!pr_wakeup_mode(s)) {
+		poll_loop(s, l);
+	} else {
+		w = wait_of(s);
+		fresh = !w;
+		if (!w && (err = wait_make(s, &w)))
+			return err;
+		epoll_loop(w, l, fresh);
+	}
+	return l->total > INT_MAX ? INT_MAX : (int)l->total;
+}
+
+PERFRING_API int perfring_session_parse_for_duration(struct perfring_session *s, uint64_t ns)
+{
+	uint64_t now = pr_now_ns();
+	struct loop l = { .deadline = ns > UINT64_MAX - 1 - now ? UINT64_MAX - 1 : now + ns };
+
+	return run(s, &l);
+}
+
+PERFRING_API int perfring_session_parse_until(struct perfring_session *s,
+					      bool (*should_stop)(void *ctx), void *ctx)
+{
+	struct loop l = { .deadline = UINT64_MAX, .should_stop = should_stop, .ctx = ctx };
+
+	if (!should_stop)
+		return pr_null(pr_serr(s), __func__, "should_stop");
+	return run(s, &l);
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* A watched CPU's id table and its reset. */
+#include "read/cpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = ((const struct pr_idmap *)a)->id, y = ((const struct pr_idmap *)b)->id;
+
+	return (x > y) - (x < y);
+}
+
+void pr_cpu_ids_ready(struct pr_cpu *c)
+{
+	qsort(c->ids, c->nids, sizeof(*c->ids), cmp_id);
+	c->last = c->nids ? c->ids[0] : (struct pr_idmap){ 0, NULL };
+}
+
+void pr_cpu_rewind(struct pr_cpu *c)
+{
+	pr_ring_init(&c->ring, c->ring.meta, c->ring.data, c->ring.size, c->ring.scratch);
+	memset(&c->st, 0, sizeof(c->st));
+	c->last_time = 0;
+	c->pulling = false;
+	c->ended = false;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* One watched CPU: its ring, the ids of the events writing into it, its
+ * stats and its flags. Filled by kernel/open.c (or a test's synthetic
+ * ring), read by the drain and the merge. */
+#ifndef PR_READ_CPU_H
+#define PR_READ_CPU_H
+
+#include "event.h"
+#include "kernel/ring.h"
+
+#include <perfring/perfring.h>
+
+struct pr_idmap {
+	uint64_t id;
+	struct perfring_event *ev;  /* NULL: the CPU's dummy leader */
+};
+
+/* Written only by the thread parsing this CPU, so it is padded to its own
+ * cache lines. */
+struct pr_cpu {
+	int cpu;
+	int leader_fd;              /* mmapped; the fd callers watch */
+	void *map;
+	size_t map_len;
+	struct pr_ring ring;
+	uint8_t *scratch;
+	struct pr_idmap *ids;       /* sorted by id */
+	size_t nids;
+	struct pr_idmap last;       /* last lookup hit */
+	int *fds;                   /* every other fd on this CPU */
+	size_t nfds;
+	const struct pr_sink *sink; /* where kernel records go */
+	struct perfring_cpu_stats st;
+	uint64_t last_time;         /* of the last record delivered */
+	bool pulling;               /* pull form holds an uncommitted batch */
+	bool ended;                 /* its fd reported the end and the ring was
+	                               drained after it: nobody watches it now */
+	char pad[64];               /* keeps CPUs parsed by different threads apart */
+};
+
+/* Sorts c's id table and starts its lookups at the first entry. */
+void pr_cpu_ids_ready(struct pr_cpu *c);
+
+/* Forgets what was read: tail at the ring's data_tail, stats and flags at
+ * zero (a synthetic ring made readable again). */
+void pr_cpu_rewind(struct pr_cpu *c);
+
+#endif

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/* One record: its event, its decoding, its callback, and the stats it moves. */
+#include "read/deliver.h"
+
+#include <errno.h>
+
+/* Finds the event that owns a record id. false when the id is not ours;
+ * *ev is NULL for the CPU's dummy leader. */
+static bool lookup(struct pr_cpu *c, uint64_t id, struct perfring_event **ev)
+{
+	size_t lo = 0, hi = c->nids, mid;
+
+	if (c->last.id == id && c->nids) {
+		*ev = c->last.ev;
+		return true;
+	}
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == c->nids || c->ids[lo].id != id)
+		return false;
+	c->last = c->ids[lo];
+	*ev = c->last.ev;
+	return true;
+}
+
+static inline uint64_t sample_type_of(const struct perfring_event *ev)
+{
+	return ev ? ev->attr.sample_type : PR_SAMPLE_FORCED;
+}
+
+/* The event of a record whose IDENTIFIER is id; false for an unknown id.
+ * The common case, the same event as the last record, costs one compare. */
+static inline bool event_of(struct pr_cpu *c, uint64_t id, struct perfring_event **ev)
+{
+	if (__builtin_expect(c->last.id == id, 1)) {
+		*ev = c->last.ev;
+		return true;
+	}
+	return lookup(c, id, ev);
+}
+
+static void note_fill(struct pr_cpu *c)
+{
+	uint64_t fill = (c->ring.head - c->ring.tail) * 100 / c->ring.size;
+
+	if (fill > c->st.max_fill_pct)
+		c->st.max_fill_pct = (uint32_t)fill;
+}
+
+static void count_lost(struct pr_cpu *c, const struct perfring_record *r)
+{
+	if (r->type == PERF_RECORD_LOST)
+		c->st.lost += r->u.lost.lost;
+	else if (r->type == PERF_RECORD_LOST_SAMPLES)
+		c->st.lost += r->u.lost_samples.lost;
+}
+
+/* The uncommon records: anything but a sample of a known event. */
+static int decode_other(struct pr_cpu *c, const struct perf_event_header *h,
+			struct perfring_record *rec)
+{
+	struct perfring_event *ev = NULL;
+	uint64_t id;
+	int err;
+
+	if (h->type == PERF_RECORD_SAMPLE || !pr_record_identifier(h, &id) ||
+	    !event_of(c, id, &ev)) {
+		c->st.unknown++;
+		return 0;
+	}
+	rec->event = ev;
+	rec->cpu = c->cpu;
+	err = pr_decode_record(h, sample_type_of(ev), rec);
+	if (err == -ENOMSG) {
+		c->st.unknown++;
+		return 0;
+	}
+	if (err) {
+		c->st.corrupt++;
+		return 0;
+	}
+	count_lost(c, rec);
+	return PERFRING_NEXT_RECORD;
+}
+
+int pr_decode(struct pr_cpu *c, const struct perf_event_header *h, struct perfring_sample *smp,
+	      struct perfring_record *rec)
+{
+	struct perfring_event *ev;
+
+	c->st.records++;
+	c->st.bytes += h->size;
+	if (__builtin_expect(h->type == PERF_RECORD_SAMPLE && h->size >= 16, 1) &&
+	    event_of(c, pr_ld64((const uint8_t *)(h + 1)), &ev) && ev) {
+		smp->event = ev;
+		smp->cpu = c->cpu;
+		if (__builtin_expect(pr_decode_sample_fast(h, &ev->layout, smp) < 0, 0)) {
+			c->st.corrupt++;
+			return 0;
+		}
+		c->st.samples++;
+		return PERFRING_NEXT_SAMPLE;
+	}
+	return decode_other(c, h, rec);
+}
+
+int pr_dispatch(struct pr_cpu *c, const struct perf_event_header *h, bool *stop)
+{
+	struct perfring_sample smp;
+	struct perfring_record rec;
+
+	switch (pr_decode(c, h, &smp, &rec)) {
+	case PERFRING_NEXT_SAMPLE:
+		c->last_time = smp.time;
+		if (pr_event_call(smp.event, &smp))
+			*stop = true;
+		return 1;
+	case PERFRING_NEXT_RECORD:
+		c->last_time = rec.time;
+		if (c->sink->fn && c->sink->fn(&rec, c->sink->ctx))
+			*stop = true;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+void pr_begin(struct pr_cpu *c)
+{
+	enum pr_ring_err err;
+
+	pr_ring_begin(&c->ring, &err);
+	if (err)
+		c->st.corrupt++;
+	note_fill(c);
+}
+
+const struct perf_event_header *pr_peek(struct pr_cpu *c)
+{
+	enum pr_ring_err err;
+	const struct perf_event_header *h = pr_ring_peek(&c->ring, &err);
+
+	if (__builtin_expect(!h && err, 0))
+		c->st.corrupt++;
+	return h;
+}
+
+void pr_end(struct pr_cpu *c)
+{
+	pr_ring_end(&c->ring);
+	c->pulling = false;
+}
+
+uint64_t pr_key_of(struct pr_cpu *c, const struct perf_event_header *h)
+{
+	struct perfring_event *ev = NULL;
+	uint64_t id;
+
+	/* A record of an id we do not own has a layout we do not know. */
+	if (!pr_record_identifier(h, &id) || !event_of(c, id, &ev))
+		return 0;
+	if (h->type != PERF_RECORD_SAMPLE)
+		return pr_record_time(h, sample_type_of(ev));
+	if (ev && ev->layout.time >= 0 && h->size >= sizeof(*h) + ev->layout.fixed)
+		return pr_ld64((const uint8_t *)(h + 1) + ev->layout.time);
+	return 0;
+}

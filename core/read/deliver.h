@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* One record of one CPU's ring to its callback: the general (slow) path that
+ * every parse shares. drain.c has the fast path for the common sample. */
+#ifndef PR_READ_DELIVER_H
+#define PR_READ_DELIVER_H
+
+#include "read/cpu.h"
+
+/* A batch: snapshot the head (counting corruption and fill), then read up to
+ * it, then hand the space back (pr_end also ends a pull batch). */
+void pr_begin(struct pr_cpu *c);
+const struct perf_event_header *pr_peek(struct pr_cpu *c); /* NULL: none left */
+void pr_end(struct pr_cpu *c);
+
+/* Decodes h into a sample or a kernel record, counting it. Returns
+ * PERFRING_NEXT_SAMPLE, PERFRING_NEXT_RECORD, or 0 for a record that was
+ * skipped and counted. */
+int pr_decode(struct pr_cpu *c, const struct perf_event_header *h, struct perfring_sample *smp,
+	      struct perfring_record *rec);
+
+/* Decodes h and calls its callback. Returns 1 for a sample, else 0; *stop
+ * is set when the callback asks to stop. Does not consume h. */
+int pr_dispatch(struct pr_cpu *c, const struct perf_event_header *h, bool *stop);
+
+/* h's timestamp for the merge, 0 when it has none we can trust (no TIME,
+ * or an id no event of this session owns). */
+uint64_t pr_key_of(struct pr_cpu *c, const struct perf_event_header *h);
+
+#endif

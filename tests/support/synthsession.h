@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* Test support: a started session over synthetic rings, for the tests, the
+ * fuzz targets and the benchmarks. Reaches the library's internals (link
+ * core/libperfring-core.la). */
+#ifndef PR_TESTS_SYNTHSESSION_H
+#define PR_TESTS_SYNTHSESSION_H
+
+#include "session.h"
+#include "synth.h"
+
+#include <perfring/perfring.h>
+
+/*
+ * A session that looks started to every parse entry point (parse_for_cpu,
+ * the pull form, parse_all) but reads K synthetic rings instead of kernel
+ * mmaps. No fd is opened and nothing is mapped.
+ *
+ * Ring i is s->cpu[i], with the fake CPU number i (CPU numbers need not be
+ * online: only pr_cpu_index() looks at them, and they are sorted). Its id
+ * table holds two ids, as a real CPU's does: synth_leader_id(i) for the dummy
+ * leader (NULL event) and synth_event_id(i) for the one event, which every
+ * ring shares.
+ *
+ * Ownership: the session owns the event (added with add_attr, so its
+ * sample_type carries the forced bits), s->cpu[], each ids table and the
+ * heap; synth_session_free() gives them back through perfring_session_free(),
+ * which is safe because every pr_cpu looks like an unopened one (leader_fd -1,
+ * map NULL, fds NULL, scratch NULL). The ring memory (meta page, data and the
+ * wrap scratch) belongs to b->rings[] and is freed here, never by the session.
+ */
+struct synth_session {
+	struct perfring_session *s;
+	struct perfring_event *ev;
+	struct synth_ring *rings; /* one per s->cpu[] entry */
+	size_t nrings;
+};
+
+static inline uint64_t synth_leader_id(size_t ring)
+{
+	return 1000 + 2 * (uint64_t)ring;
+}
+
+static inline uint64_t synth_event_id(size_t ring)
+{
+	return 1001 + 2 * (uint64_t)ring;
+}
+
+/* nrings rings of ring_size bytes (a power of two), one event with attr
+ * (sample_type gets the forced bits) calling fn(ctx). 0 or -errno; on
+ * failure b is left empty. */
+int synth_session_new(struct synth_session *b, size_t nrings, uint64_t ring_size,
+			    const struct perf_event_attr *attr, perfring_sample_fn fn, void *ctx);
+void synth_session_free(struct synth_session *b);
+
+/* Empties every ring (head = tail = 0) so it can be filled again. */
+void synth_session_clear(struct synth_session *b);
+
+/* Makes every ring unread again: data_tail = 0, the head where filling left
+ * it, the session's view of the ring re-initialised; merge state reset. The
+ * ring's bytes are untouched, so each repetition reads the same records. */
+void synth_session_rewind(struct synth_session *b);
+
+/* The event's sample_type (with the forced bits). */
+uint64_t synth_session_sample_type(const struct synth_session *b);
+
+/* A SAMPLE record template for ring i: f's fields with identifier, cpu and
+ * the ring's event id filled in. Returns its length (0 if it does not fit). */
+size_t synth_session_template(const struct synth_session *b, size_t ring, struct synth_fields *f,
+		      uint8_t *buf, size_t cap);
+
+/* Offset of the TIME field in a SAMPLE of sample_type st. */
+size_t synth_time_offset(uint64_t st);
+
+/* Appends template rec (len bytes) to ring i with its time set to t.
+ * -ENOSPC when the ring is full. */
+int synth_session_put(struct synth_session *b, size_t ring, uint8_t *rec, size_t len, size_t time_off,
+	      uint64_t t);
+
+/* The smallest power of two >= n (n >= 8). */
+uint64_t synth_pow2(uint64_t n);
+
+#endif
