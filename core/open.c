@@ -88,6 +88,7 @@ void pr_open_attr(const struct perfring_session *s, const struct perfring_event 
 	if (ev) {
 		*a = ev->attr;
 		a->inherit = s->o.pid > 0;
+		a->enable_on_exec = s->o.enable_on_exec != 0;
 		a->wakeup_events = s->o.wakeup_events;
 		return;
 	}
@@ -103,6 +104,7 @@ static void leader_attr(const struct perfring_session *s, struct perf_event_attr
 	a->config = PERF_COUNT_SW_DUMMY;
 	pr_event_force_attr(a);
 	a->inherit = s->o.pid > 0;
+	a->enable_on_exec = s->o.enable_on_exec != 0;
 	a->exclude_kernel = any_exclude_kernel(s);
 	a->comm = a->comm_exec = !!(m & PERFRING_REC_COMM);
 	a->mmap = a->mmap2 = !!(m & PERFRING_REC_MMAP);

@@ -134,6 +134,9 @@ static int check_opts(struct perfring_opts *o, size_t page, uint64_t *data_size)
 	if (o->pid < 0)
 		return pr_err(NULL, -EINVAL, "opts.pid = %d: use 0 for every task or a process id",
 			      o->pid);
+	if (o->enable_on_exec && o->pid <= 0)
+		return pr_err(NULL, -EINVAL, "opts.enable_on_exec needs opts.pid: only a process "
+			      "execs");
 	if (o->pid > 0 && kill(o->pid, 0) < 0 && errno == ESRCH)
 		return pr_err(NULL, -ESRCH, "opts.pid = %d: no such process", o->pid);
 	if ((err = check_ring(o, page, data_size)))
@@ -256,7 +259,8 @@ PERFRING_API int perfring_session_start(struct perfring_session *s)
 			      "callback set");
 	if ((err = pr_session_open(s)))
 		return err;
-	if ((err = pr_session_enable(s, true))) {
+	/* With enable_on_exec the kernel enables them at the process's execve. */
+	if (!s->o.enable_on_exec && (err = pr_session_enable(s, true))) {
 		pr_session_close(s);
 		return err;
 	}
