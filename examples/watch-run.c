@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* perfring-watch: what every loop's glue calls. The glue owns its watchers;
- * this file owns the run: when it starts, each tick, what a signal or the
- * child's exit means, and the final drain and summary. */
+ * this file owns the run: when it starts, each tick, what a signal, a closed
+ * stdout or the child's exit means, and the final drain and summary. */
 #include "config.h"
 #include "watch.h"
 
