@@ -98,10 +98,20 @@ start() {
 	fi
 }
 
-# collect: waits for it; rc, what of ours is left, and the summary's signal.
-collect() {
+# begin ARGS...: start, then wait until both sleeps run.
+begin() {
+	start "$@"
+	marks_up
+}
+
+# signal_timed SIG: sends SIG and waits for perfring-watch; rc, what of ours
+# is left, the summary's signal, and ms from the signal to the exit.
+signal_timed() {
+	t0=$(now_ms)
+	kill -$1 $pid
 	wait $tpid
 	rc=$?
+	ms=$(($(now_ms) - t0))
 	left=$(ours)
 	sig=$(jq -r 'select(.type == "summary") | .signal' "$T/out" 2>/dev/null)
 }
@@ -140,22 +150,16 @@ for loop in $LOOPS; do
 
 	for s in INT TERM HUP; do
 		case $s in INT) num=2 ;; TERM) num=15 ;; HUP) num=1 ;; esac
-		start --loop $loop -- sh -c "$GROUP"
-		marks_up
-		kill -$s $pid
-		collect
+		begin --loop $loop -- sh -c "$GROUP"
+		signal_timed $s
 		check "--loop $loop: SIG$s: summary, the group gets SIGTERM (exit 143), nothing left" \
 			'[ $rc = 143 ] && [ -z "$left" ] && [ "$sig" = $num ]'
 	done
 
-	start --loop $loop -- sh -c "$DEAF"
-	marks_up
+	begin --loop $loop -- sh -c "$DEAF"
 	kill -INT $pid
 	sleep 0.2
-	t0=$(now_ms)
-	kill -INT $pid
-	collect
-	ms=$(($(now_ms) - t0))
+	signal_timed INT
 	check "--loop $loop: a second SIGINT while the group ignores SIGTERM: SIGKILL at once (exit 137), nothing left" \
 		'[ $rc = 137 ] && [ -z "$left" ] && [ "$sig" = 2 ] && [ $ms -lt 1500 ]'
 
@@ -185,12 +189,8 @@ for loop in $LOOPS; do
 done
 
 # --------------------------------------------- SIGKILL 2 s after SIGTERM
-start -- sh -c "$DEAF"
-marks_up
-t0=$(now_ms)
-kill -TERM $pid
-collect
-ms=$(($(now_ms) - t0))
+begin -- sh -c "$DEAF"
+signal_timed TERM
 check "a group deaf to SIGTERM gets SIGKILL after 2 s (exit 137), nothing left" \
 	'[ $rc = 137 ] && [ -z "$left" ] && [ $ms -ge 1900 ] && [ $ms -lt 4000 ]'
 
@@ -205,13 +205,9 @@ left=$(ours)
 check "a setup error after the fork: exit 2, the waiting child is gone" \
 	'[ $rc = 2 ] && [ -z "$left" ]'
 
-start -- sh -c "$M 64.13 & exec $M 65.13"
-marks_up
+begin -- sh -c "$M 64.13 & exec $M 65.13"
 kill -STOP $(pgrep -f "^$M 64") 2>/dev/null
-t0=$(now_ms)
-kill -TERM $pid
-collect
-ms=$(($(now_ms) - t0))
+signal_timed TERM
 check "a stopped member is continued, so SIGTERM ends it at once (exit 143), nothing left" \
 	'[ $rc = 143 ] && [ -z "$left" ] && [ $ms -lt 1500 ]'
 
