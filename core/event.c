@@ -175,7 +175,7 @@ int pr_add_software(struct pr_registry *r, enum perfring_software kind,
 		return err;
 	if ((unsigned)kind >= sizeof(sw_config) / sizeof(sw_config[0]))
 		return pr_err(r->err, -EINVAL, "add_software: unknown kind %d", (int)kind);
-	if ((err = pr_opts_copy(r->err, "perfring_software_opts", &o, sizeof(o), opts)))
+	if ((err = pr_opts_copy(r->err, "perfring_software_opts", &o, sizeof(o), sizeof(o), opts)))
 		return err;
 	if (o.period && o.freq)
 		return pr_err(r->err, -EINVAL, "perfring_software_opts: period and freq exclude each other");

@@ -133,6 +133,9 @@ int pr_opts_check(struct perfring_opts *o, size_t page, uint64_t *data_size)
 	if (o->pid < 0)
 		return pr_err(NULL, -EINVAL, "opts.pid = %d: use 0 for every task or a process id",
 			      o->pid);
+	if (o->enable_on_exec && o->pid <= 0)
+		return pr_err(NULL, -EINVAL, "opts.enable_on_exec needs opts.pid: only a process "
+			      "execs");
 	if (o->pid > 0 && kill(o->pid, 0) < 0 && errno == ESRCH)
 		return pr_err(NULL, -ESRCH, "opts.pid = %d: no such process", o->pid);
 	if ((err = check_ring(o, page, data_size)))

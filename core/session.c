@@ -12,6 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* struct perfring_opts as 0.1 published it: up to flush_ms. */
+#define PR_OPTS_V01_SZ offsetof(struct perfring_opts, enable_on_exec)
+
 PERFRING_API int perfring_session_new(const struct perfring_opts *opts,
 				      struct perfring_session **out)
 {
@@ -27,7 +30,7 @@ PERFRING_API int perfring_session_new(const struct perfring_opts *opts,
 	if (!opts)
 		s->o.sz = sizeof(s->o);
 	s->page_size = (size_t)sysconf(_SC_PAGESIZE);
-	if ((err = pr_opts_copy(NULL, "perfring_opts", &s->o, sizeof(s->o), opts)) ||
+	if ((err = pr_opts_copy(NULL, "perfring_opts", &s->o, sizeof(s->o), PR_OPTS_V01_SZ, opts)) ||
 	    (err = pr_opts_check(&s->o, s->page_size, &s->data_size)) ||
 	    (err = pr_opts_cpus(&s->o, &s->cpus, &s->ncpu))) {
 		free(s);
@@ -136,6 +139,7 @@ void pr_session_plan(const struct perfring_session *s, struct pr_plan *p)
 		.events = s->reg.events, .nevents = s->reg.nevents, .sink = &s->reg.sink,
 		.pid = s->o.pid, .ring_pages = s->o.ring_pages, .page_size = s->page_size,
 		.wakeup_watermark = s->o.wakeup_watermark, .wakeup_events = s->o.wakeup_events,
+		.enable_on_exec = s->o.enable_on_exec != 0,
 	};
 }
 
@@ -172,8 +176,9 @@ static int open_rings(struct perfring_session *s)
 		free(cpu);
 		return err;
 	}
+	/* With enable_on_exec the kernel enables them at the process's execve. */
 	if ((err = make_rings(s, cpu)) ||
-	    (err = pr_enable_cpus(s->cpu, s->ncpu, true, &s->err)))
+	    (!s->o.enable_on_exec && (err = pr_enable_cpus(s->cpu, s->ncpu, true, &s->err))))
 		close_rings(s);
 	return err;
 }

@@ -60,6 +60,7 @@ static void unblock_watched_signals(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
@@ -73,6 +74,7 @@ int main(int argc, char **argv)
 	if (code)
 		return code == 1 ? 0 : code;
 	unblock_watched_signals();
+	watch_signals_init();
 	loop = pick_loop(w.a.loop);
 	if (!loop)
 		code = WATCH_EXIT_USAGE;

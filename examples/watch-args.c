@@ -136,22 +136,28 @@ const char *watch_sw_name(enum perfring_software kind)
 	return "software";
 }
 
-/* A whole unsigned number with an optional k/m (x1024) suffix when allowed. */
+static uint64_t suffix_mult(char c)
+{
+	return c == 'k' || c == 'K' ? 1024 : c == 'm' || c == 'M' ? 1024 * 1024 : 1;
+}
+
+/* A whole unsigned number with an optional k/m (x1024) suffix when allowed.
+ * Only digits: strtoull alone would take " -1" as 2^64 - 1. A value past max
+ * before or after the suffix is refused, never wrapped. */
 static int parse_num(const char *opt, const char *str, bool suffix, uint64_t max, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
+	uint64_t mult = 1;
 
 	errno = 0;
 	v = strtoull(str, &end, 10);
-	if (end != str && suffix && (*end == 'k' || *end == 'K'))
-		v *= 1024, end++;
-	else if (end != str && suffix && (*end == 'm' || *end == 'M'))
-		v *= 1024 * 1024, end++;
-	if (errno || end == str || *end || str[0] == '-' || v > max)
-		return bad("%s: '%s' is not a number from 0 to %llu", opt, str,
-			   (unsigned long long)max);
-	*out = v;
+	if (end != str && suffix && (mult = suffix_mult(*end)) > 1)
+		end++;
+	if (errno || end == str || *end || *str < '0' || *str > '9' || v > max / mult)
+		return bad("%s: '%s' is not a number from 0 to %llu%s", opt, str,
+			   (unsigned long long)max, suffix ? " bytes" : "");
+	*out = v * mult;
 	return 0;
 }
 
@@ -233,7 +239,8 @@ static int parse_software(struct watch_args *a, const char *str)
 			   "context-switches, page-faults, minor-faults, major-faults, "
 			   "cpu-migrations)", str);
 	sw.kind = sw_names[i].kind;
-	if (str[len] && parse_num("-s PERIOD", str + len + 1, false, UINT64_MAX, &sw.period))
+	/* The kernel refuses a sample_period with bit 63 set. */
+	if (str[len] && parse_num("-s PERIOD", str + len + 1, false, INT64_MAX, &sw.period))
 		return WATCH_EXIT_USAGE;
 	if (!sw.period)
 		sw.period = sw.kind <= PERFRING_SW_TASK_CLOCK ? 1000000 : 1;

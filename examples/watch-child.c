@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* perfring-watch: the -- COMMAND child. It is forked first and waits on a
- * pipe, so the session can be opened on its pid (inherit covers what it
- * spawns) before it runs a single instruction of COMMAND; the loop's own
- * signal or child watcher is in place before it is released. */
+/* perfring-watch: the -- COMMAND child and its process group. The child is
+ * forked first, leads a process group of its own and waits on a pipe, so the
+ * session is opened on its pid (enable_on_exec: counting starts at its exec;
+ * inherit covers what it spawns) before COMMAND runs; the loop's signal or
+ * child watcher is in place before it is released. perfring-watch is the
+ * subreaper of what it starts, so orphans are reaped here, and the run ends
+ * only once the whole group is gone. */
 #include "config.h"
 #include "watch.h"
 
@@ -11,17 +14,19 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#define END_GRACE_MS 2000
+#define END_GRACE_MS 2000   /* SIGTERM to SIGKILL */
+#define KILL_WAIT_MS 1000   /* SIGKILL to giving up on a task stuck in the kernel */
 
 static void child_main(int go, char **argv)
 {
 	char c;
 	ssize_t r;
 
+	setpgid(0, 0);
 	do
 		r = read(go, &c, 1);
 	while (r < 0 && errno == EINTR);
@@ -37,6 +42,9 @@ int watch_child_spawn(struct watch *w)
 	int p[2];
 	pid_t pid;
 
+	/* Orphans of the group come to us, not to an init that may never reap
+	 * them (a zombie would keep the group alive to kill(2)). */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
 	fflush(NULL);
@@ -52,6 +60,8 @@ int watch_child_spawn(struct watch *w)
 		close(p[1]);
 		child_main(p[0], w->a.command);
 	}
+	/* Both sides set it, so the group exists whichever runs first. */
+	setpgid(pid, pid);
 	close(p[0]);
 	w->child = pid;
 	w->go_fd = p[1];
@@ -68,56 +78,68 @@ void watch_child_release(struct watch *w)
 	w->go_fd = -1;
 }
 
-/* Setup failed: the child sees EOF instead of "go", exits, and is reaped. */
-void watch_child_abort(struct watch *w)
-{
-	if (w->go_fd >= 0)
-		close(w->go_fd);
-	w->go_fd = -1;
-	if (w->child > 0 && !w->child_done)
-		waitpid(w->child, &w->child_status, 0);
-	w->child_done = true;
-}
-
-/* Non-blocking: records the status if the child has exited. */
+/* Non-blocking: reaps every child that has exited (COMMAND, whose status is
+ * kept, and orphans of its group). */
 void watch_child_reap(struct watch *w)
 {
 	int st;
 	pid_t r;
 
-	if (w->child <= 0 || w->child_done)
+	if (w->child <= 0)
 		return;
-	r = waitpid(w->child, &st, WNOHANG);
-	if (r == w->child)
-		watch_child_exited(w, st);
-	else if (r < 0 && errno == ECHILD)
-		watch_child_exited(w, 0);   /* reaped elsewhere; status unknown */
+	while ((r = waitpid(-1, &st, WNOHANG)) > 0)
+		if (r == w->child && !w->child_done)
+			watch_child_exited(w, st);
+	if (r < 0 && errno == ECHILD && !w->child_done)
+		watch_child_exited(w, 0);   /* reaped by the loop's watcher, which says how */
 }
 
-static bool wait_for(struct watch *w, int ms)
+static bool group_gone(struct watch *w)
 {
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
-
-	for (int i = 0; i <= ms / 10; i++) {
-		watch_child_reap(w);
-		if (w->child_done)
-			return true;
-		nanosleep(&tick, NULL);
-	}
-	return false;
+	watch_child_reap(w);
+	return w->child_done && kill(-w->child, 0) < 0 && errno == ESRCH;
 }
 
-/* The run ended first (-d or a signal): SIGTERM, a grace period, SIGKILL. */
+/* Up to ms for every member of the group to exit; a further signal while the
+ * run ends (held since the stop) cuts it short when `hurry`. */
+static bool wait_group(struct watch *w, int ms, bool hurry)
+{
+	for (int i = 0; i <= ms / 10; i++) {
+		if (group_gone(w))
+			return true;
+		if (watch_wait_held(10) && hurry)
+			return false;
+	}
+	return group_gone(w);
+}
+
+/* Every way out ends here: SIGTERM to the whole group (what the command left
+ * running included), 2 s, then SIGKILL. */
 void watch_child_end(struct watch *w)
 {
-	if (w->child <= 0 || w->child_done)
+	if (w->child <= 0)
 		return;
-	watch_child_release(w);
-	kill(w->child, SIGTERM);
-	if (wait_for(w, END_GRACE_MS))
+	watch_hold_signals();
+	if (w->go_fd >= 0)
+		close(w->go_fd);    /* never released: it exits on EOF */
+	w->go_fd = -1;
+	if (group_gone(w))
 		return;
-	kill(w->child, SIGKILL);
-	if (waitpid(w->child, &w->child_status, 0) < 0)
-		w->child_status = 0;
-	w->child_done = true;
+	kill(-w->child, SIGTERM);
+	kill(-w->child, SIGCONT);   /* a stopped member acts on SIGTERM once continued */
+	if (wait_group(w, END_GRACE_MS, true))
+		return;
+	kill(-w->child, SIGKILL);
+	if (wait_group(w, KILL_WAIT_MS, false))
+		return;
+	fprintf(stderr, "perfring-watch: process group %d still has members after SIGKILL\n",
+		(int)w->child);
+	if (!w->child_done)
+		watch_child_exited(w, SIGKILL);     /* the wait status of a SIGKILLed task */
+}
+
+/* Setup failed: the child, still waiting, is ended and reaped. */
+void watch_child_abort(struct watch *w)
+{
+	watch_child_end(w);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* perfring-watch: what every loop's glue calls. The glue owns its watchers;
- * this file owns the run: when it starts, each tick, what a signal or the
- * child's exit means, and the final drain and summary. */
+ * this file owns the run: when it starts, each tick, what a signal, a closed
+ * stdout or the child's exit means, and the final drain and summary. */
 #include "config.h"
 #include "watch.h"
 
@@ -10,7 +10,84 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+/* What the loops do not watch arrives here. */
+static volatile sig_atomic_t hup_seen, pipe_seen;
+
+static void on_hup(int signo)
+{
+	int e = errno;
+
+	(void)signo;
+	hup_seen = 1;
+	kill(getpid(), SIGTERM);    /* every loop watches SIGTERM: end the run the same way */
+	errno = e;
+}
+
+static void on_pipe(int signo)
+{
+	(void)signo;
+	pipe_seen = 1;              /* the write fails with EPIPE instead of killing us */
+}
+
+/* A disposition inherited as SIG_IGN (nohup, a parent ignoring SIGPIPE) is
+ * kept, and COMMAND inherits it; a caught one is SIG_DFL again at its exec. */
+static void catch_unless_ignored(int signo, void (*fn)(int))
+{
+	struct sigaction old, sa = { .sa_handler = fn };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(signo, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(signo, &sa, NULL);
+}
+
+void watch_signals_init(void)
+{
+	catch_unless_ignored(SIGHUP, on_hup);
+	catch_unless_ignored(SIGPIPE, on_pipe);
+}
+
+static void held_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+/* Once the run ends, a second Ctrl-C must not kill us before the command's
+ * group is gone: the loops may already have put SIG_DFL back. */
+void watch_hold_signals(void)
+{
+	sigset_t set;
+
+	held_set(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+/* Up to ms for a held signal: its number, or 0. */
+int watch_wait_held(int ms)
+{
+	sigset_t set;
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	int signo;
+
+	held_set(&set);
+	signo = sigtimedwait(&set, NULL, &ts);
+	return signo > 0 ? signo : 0;
+}
+
+/* stdout's reader has gone (SIGPIPE caught, or ignored and the write said EPIPE). */
+static bool output_gone(struct watch *w)
+{
+	if (!w->out_gone && (pipe_seen || (ferror(stdout) && errno == EPIPE))) {
+		w->out_gone = true;
+		watch_request_stop(w);
+	}
+	return w->out_gone;
+}
 
 static void on_loop_error(int cpu, int err, void *ctx)
 {
@@ -49,13 +126,15 @@ void watch_started(struct watch *w)
 	if (w->a.duration_s > 0)
 		w->end_ns = w->t0_ns + (uint64_t)(w->a.duration_s * 1e9);
 	watch_view_start(w);
-	watch_child_release(w);
+	if (!output_gone(w))
+		watch_child_release(w);
 }
 
 void watch_request_stop(struct watch *w)
 {
 	if (w->stopping)
 		return;
+	watch_hold_signals();
 	w->stopping = true;
 	if (w->loop_stop)
 		w->loop_stop(w);
@@ -88,6 +167,7 @@ void watch_tick(struct watch *w)
 
 	w->ticks++;
 	show_interval(w, now);
+	output_gone(w);
 	w->last_tick_ns = now;
 	if (w->end_ns && now + 1000000 >= w->end_ns)
 		watch_request_stop(w);
@@ -111,6 +191,8 @@ void watch_signal(struct watch *w, int signo)
 		watch_child_reap(w);
 		return;
 	}
+	if (signo == SIGTERM && hup_seen)
+		signo = SIGHUP;     /* forwarded by on_hup */
 	if (!w->signo)
 		w->signo = signo;
 	watch_request_stop(w);
@@ -133,7 +215,7 @@ static int exit_code(const struct watch *w)
 		if (WIFSIGNALED(w->child_status))
 			return 128 + WTERMSIG(w->child_status);
 	}
-	return 0;
+	return w->out_gone ? 128 + SIGPIPE : 0;
 }
 
 /* After the glue has detached: nothing new is written, the rest of every
@@ -145,19 +227,20 @@ int watch_finish(struct watch *w)
 
 	w->loop_stop = NULL;
 	w->stopping = true;
-	if (!w->t0_ns)
-		watch_child_abort(w);   /* the loop never started: COMMAND never ran */
+	watch_hold_signals();
 	watch_child_end(w);
 	perfring_session_stop(w->s);
 	for (size_t i = 0; i < w->ncpu; i++)
 		perfring_session_parse_for_cpu(w->s, w->cpus[i].cpu);
 	code = exit_code(w);
-	if (rows && w->t0_ns) {
+	if (rows && w->t0_ns && !output_gone(w)) {
 		for (size_t i = 0; i < w->ncpu; i++)
 			watch_row_run(w, i, &rows[i]);
 		watch_row_total(w, rows, true, &total);
 		watch_view_summary(w, rows, &total, (double)(watch_now_ns() - w->t0_ns) / 1e9,
 				   code);
+		if (output_gone(w))
+			code = exit_code(w);    /* the summary was the write that failed */
 	}
 	free(rows);
 	perfring_session_free(w->s);

@@ -93,6 +93,7 @@ struct watch {
 	unsigned ticks;
 	int signo;                          /* SIGINT/SIGTERM that ended the run, or 0 */
 	bool tty, stopping, failed;
+	bool out_gone;                      /* stdout's reader went away (EPIPE) */
 	int drawn_lines;
 	void (*loop_stop)(struct watch *w); /* set by the loop glue */
 	void *loop;                         /* the glue's own state */
@@ -113,6 +114,12 @@ void watch_child_release(struct watch *w);
 void watch_child_abort(struct watch *w);
 void watch_child_reap(struct watch *w);
 void watch_child_end(struct watch *w);
+
+/* watch-run.c: signals the loops do not watch (SIGHUP, SIGPIPE), and those
+ * held once the run ends. */
+void watch_signals_init(void);
+void watch_hold_signals(void);
+int watch_wait_held(int ms);
 
 /* watch-run.c: the loop glue's side of the contract. */
 void watch_loop_opts(struct watch *w, struct perfring_loop_opts *lo);

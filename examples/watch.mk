@@ -42,5 +42,13 @@ check_PROGRAMS += tests/getpid_n
 tests_getpid_n_SOURCES = tests/getpid_n.c
 tests_getpid_n_CFLAGS = -std=c11 $(WARN_CFLAGS)
 tests_getpid_n_LDFLAGS =
-TESTS += tests/test_watch.sh
-EXTRA_DIST += tests/test_watch.sh
+# tests/pages_n: an exact page-fault workload (N pages touched), built
+# without sanitizers for the same reason, and static: the dynamic loader's
+# faults depend on the environment (the libtool wrapper's LD_LIBRARY_PATH
+# alone adds two), which perf stat and perfring-watch pass differently.
+check_PROGRAMS += tests/pages_n
+tests_pages_n_SOURCES = tests/pages_n.c
+tests_pages_n_CFLAGS = -std=c11 $(WARN_CFLAGS)
+tests_pages_n_LDFLAGS = -all-static
+TESTS += tests/test_watch.sh tests/test_watch_signals.sh
+EXTRA_DIST += tests/test_watch.sh tests/test_watch_signals.sh

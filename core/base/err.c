@@ -67,7 +67,7 @@ int pr_null(struct pr_errbuf *e, const char *fn, const char *arg)
 }
 
 int pr_opts_copy(struct pr_errbuf *e, const char *name, void *dst, size_t dst_sz,
-		 const void *src)
+		 size_t min_sz, const void *src)
 {
 	const unsigned char *tail;
 	size_t sz, i;
@@ -78,9 +78,16 @@ int pr_opts_copy(struct pr_errbuf *e, const char *name, void *dst, size_t dst_sz
 	/* Only now: src + dst_sz on a NULL src is undefined (R9). */
 	tail = (const unsigned char *)src + dst_sz;
 	sz = *(const size_t *)src;
-	if (sz < dst_sz)
+	/* A caller built against an older header passes a smaller struct: its
+	 * fields are copied and the newer ones stay zero, their defaults. */
+	if (sz < min_sz || (sz < dst_sz && sz % 8))
 		return pr_err(e, -EINVAL, "%s.sz is %zu; the struct is %zu bytes (set sz = "
 			      "sizeof(struct %s))", name, sz, dst_sz, name);
+	if (sz < dst_sz) {
+		memcpy(dst, src, sz);
+		*(size_t *)dst = dst_sz;
+		return 0;
+	}
 	for (i = 0; i < sz - dst_sz; i++)
 		if (tail[i])
 			return pr_err(e, -E2BIG, "%s.sz is %zu and its bytes past %zu are not zero: "

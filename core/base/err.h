@@ -27,10 +27,12 @@ const char *pr_err_thread(void);
 int pr_null(struct pr_errbuf *e, const char *fn, const char *arg);
 
 /* Copies a caller's versioned opts struct (first field size_t sz) into dst
- * (dst_sz bytes, zeroed first; src NULL = defaults). Too small: -EINVAL;
- * larger with a non-zero tail: -E2BIG, as libbpf does. */
+ * (dst_sz bytes, zeroed first; src NULL = defaults). An older one, of at
+ * least min_sz bytes (the struct's first published size) and a multiple of
+ * 8, fills its fields and leaves the newer ones zero; any other smaller sz
+ * is -EINVAL; a larger one with a non-zero tail -E2BIG, as libbpf does. */
 int pr_opts_copy(struct pr_errbuf *e, const char *name, void *dst, size_t dst_sz,
-		 const void *src);
+		 size_t min_sz, const void *src);
 
 /* The fix for a failed syscall, appended to a sentence: "; run as root, ..." */
 void pr_err_hint(char *buf, size_t len, int err, const char *syscall_name);

@@ -91,6 +91,7 @@ void pr_open_attr(const struct pr_plan *p, const struct perfring_event *ev,
 	if (ev) {
 		*a = ev->attr;
 		a->inherit = p->pid > 0;
+		a->enable_on_exec = p->enable_on_exec;
 		a->wakeup_events = p->wakeup_events;
 		return;
 	}
@@ -106,6 +107,7 @@ static void leader_attr(const struct pr_plan *p, struct perf_event_attr *a)
 	a->config = PERF_COUNT_SW_DUMMY;
 	pr_event_force_attr(a);
 	a->inherit = p->pid > 0;
+	a->enable_on_exec = p->enable_on_exec;
 	a->exclude_kernel = any_exclude_kernel(p);
 	a->comm = a->comm_exec = !!(m & PERFRING_REC_COMM);
 	a->mmap = a->mmap2 = !!(m & PERFRING_REC_MMAP);

@@ -15,6 +15,7 @@ struct pr_plan {
 	uint32_t ring_pages;        /* data pages per ring, a power of two */
 	size_t page_size;
 	uint32_t wakeup_watermark, wakeup_events;
+	bool enable_on_exec;        /* the kernel enables every event at the next execve */
 };
 
 /* The attr ev (NULL = a CPU's dummy leader) is opened with: the event's own

@@ -250,7 +250,7 @@ PERFRING_API void perfring_reactor_on_timer(struct perfring_reactor *r)
 static int copy_loop_opts(struct perfring_session *s, const struct perfring_loop_opts *in,
 			  struct perfring_loop_opts *o)
 {
-	int err = pr_opts_copy(&s->err, "perfring_loop_opts", o, sizeof(*o), in);
+	int err = pr_opts_copy(&s->err, "perfring_loop_opts", o, sizeof(*o), sizeof(*o), in);
 
 	if (!err && !o->cpus != !o->cpu_cnt)
 		return pr_err(&s->err, -EINVAL, "perfring_loop_opts.cpus and cpu_cnt disagree");

@@ -59,6 +59,9 @@ struct perfring_opts {
 	uint32_t poll_interval_ms; /**< default mode: sleep between empty passes; 0 = 15 */
 	uint32_t flush_ms;         /**< wakeup mode: longest a record below the watermark
 	                                waits; 0 = 100; PERFRING_FLUSH_NEVER = never */
+	uint32_t enable_on_exec;   /**< non-zero (needs pid > 0): every event counts from
+	                                the process's next execve (attr.enable_on_exec),
+	                                as `perf stat -- COMMAND` does, not from start */
 };
 
 /** One decoded PERF_RECORD_SAMPLE. Valid only during the callback (or, in the
@@ -270,8 +273,9 @@ PERFRING_API int perfring_session_set_record_callback(struct perfring_session *s
 
 /** Opens every event on every watched CPU (one leader per CPU, mmapped; every
  *  other event redirected into it with PERF_EVENT_IOC_SET_OUTPUT), then
- *  enables them. On failure every fd and mapping is rolled back and the
- *  sentence gives the cause and fix. -EBUSY if already started, -EINVAL with
+ *  enables them (with opts.enable_on_exec, the kernel enables them at the
+ *  process's next execve instead). On failure every fd and mapping is rolled
+ *  back and the sentence gives the cause and fix. -EBUSY if already started, -EINVAL with
  *  no events and no record callback. */
 PERFRING_API int perfring_session_start(struct perfring_session *s);
 
