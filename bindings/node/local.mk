@@ -5,6 +5,8 @@
 EXTRA_DIST += bindings/node/package.json bindings/node/index.js \
 	bindings/node/exports.map \
 	bindings/node/test/helpers.js bindings/node/test/exact.test.js \
+	bindings/node/test/fields.test.js bindings/node/test/errors.test.js \
+	bindings/node/test/lifetime.test.js bindings/node/test/link.test.js \
 	tests/test_node.sh
 
 if BUILD_NODE
