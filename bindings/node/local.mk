@@ -2,8 +2,9 @@
 # and the uv adapter's source are linked in statically, the adapter compiled
 # against Node's own uv.h; no libuv is linked: Node provides every uv_*
 # symbol (bindings/node/README.md says why).
-EXTRA_DIST += bindings/node/package.json bindings/node/index.js \
-	bindings/node/exports.map \
+EXTRA_DIST += bindings/node/README.md bindings/node/package.json bindings/node/index.js \
+	bindings/node/exports.map bindings/node/examples/top-switch.js \
+	bindings/node/bench/getpid.js bindings/node/bench/uv-getpid.c \
 	bindings/node/test/helpers.js bindings/node/test/exact.test.js \
 	bindings/node/test/fields.test.js bindings/node/test/errors.test.js \
 	bindings/node/test/lifetime.test.js bindings/node/test/link.test.js \
@@ -34,4 +35,14 @@ uninstall-hook:
 	-rmdir '$(DESTDIR)$(nodepkgdir)' '$(DESTDIR)$(libdir)/node_modules' 2>/dev/null
 
 TESTS += tests/test_node.sh
+
+# The C side of bindings/node/bench/getpid.js (run by hand; see the README).
+if BUILD_UV
+noinst_PROGRAMS += bindings/node/bench/uv-getpid
+bindings_node_bench_uv_getpid_SOURCES = bindings/node/bench/uv-getpid.c
+bindings_node_bench_uv_getpid_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/adapters/uv/include
+bindings_node_bench_uv_getpid_CFLAGS = $(AM_CFLAGS) $(LIBUV_CFLAGS)
+bindings_node_bench_uv_getpid_LDADD = adapters/uv/libperfring-uv.la core/libperfring.la $(LIBUV_LIBS)
+bindings_node_bench_uv_getpid_LDFLAGS = $(AM_LDFLAGS) -no-install
+endif
 endif
