@@ -15,8 +15,12 @@ function workload(argv) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perfring-node-'));
   const fifo = path.join(dir, 'go');
   execFileSync('mkfifo', [fifo]);
+  // A sanitizer build preloads its runtime for node; the workload must not
+  // get it (the runtime calls getpid at start-up).
+  const env = { ...process.env };
+  delete env.LD_PRELOAD;
   const child = spawn(argv[0], argv.slice(1).map((a) => (a === '$FIFO' ? fifo : a)),
-                      { stdio: ['ignore', 'inherit', 'inherit'] });
+                      { stdio: ['ignore', 'inherit', 'inherit'], env });
   const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
   const cleanup = () => {
     if (child.exitCode === null && child.signalCode === null)
