@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// SPDX-License-Identifier: MIT
+// The price of crossing into JavaScript: one task's getpid stream (tests/
+// getpid_n, pinned to CPU 1) at a 4 KiB watermark, read by the addon on
+// Node's loop and by libperfring-uv in C (bench/uv-getpid) on CPU 0; the
+// consumer CPU per record and per wakeup, medians over rounds, the two
+// alternating within each round.
+//   node getpid.js GETPID_N UV_GETPID [-n RECORDS] [-r ROUNDS] [-w WATERMARK] [-p PAGES]
+'use strict';
+
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const readline = require('node:readline');
+const perfring = require('perfring');
+
+const [getpidN, uvGetpid, ...rest] = process.argv.slice(2);
+const opt = { n: 1000000, r: 5, w: 4096, p: 64 };
+for (let i = 0; i < rest.length; i += 2)
+  opt[rest[i].replace(/^-/, '')] = Number(rest[i + 1]);
+if (!getpidN || !uvGetpid || Object.values(opt).some((v) => !Number.isInteger(v) || v < 1)) {
+  console.error('usage: node getpid.js GETPID_N UV_GETPID [-n RECORDS] [-r ROUNDS] [-w WATERMARK] [-p PAGES]');
+  process.exit(2);
+}
+
+// The generator waits on a FIFO; closing our end of it is the go.
+function generator(dir) {
+  const fifo = path.join(dir, `go${Math.random()}`);
+  execFileSync('mkfifo', [fifo]);
+  const child = spawn('taskset', ['-c', '1', getpidN, String(opt.n), '0', fifo], { stdio: 'inherit' });
+  return { pid: child.pid, go: () => fs.closeSync(fs.openSync(fifo, 'w')),
+           exited: new Promise((r) => child.on('exit', r)) };
+}
+
+// ns this thread ran, from the scheduler (/proc/thread-self/schedstat).
+const threadNs = () => Number(fs.readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
+const processUs = () => { const u = process.cpuUsage(); return u.user + u.system; };
+
+async function addonRound(dir) {
+  const g = generator(dir);
+  let records = 0;
+  const w = perfring.watch({ events: ['syscalls:sys_enter_getpid'], pid: g.pid, watermark: opt.w,
+                             pages: opt.p }, (s) => { records += s.length; });
+  const ended = new Promise((r) => w.once('end', r));
+  const t0 = threadNs(), p0 = processUs();
+  g.go();
+  await ended;
+  const mainUs = (threadNs() - t0) / 1000, procUs = processUs() - p0;
+  await w.close();
+  await g.exited;
+  const st = w.stats();
+  return { records, cpu_us: mainUs, process_us: procUs, wakeups: st.reduce((a, c) => a + c.wakeups, 0),
+           lost: st.reduce((a, c) => a + c.lost, 0) };
+}
+
+async function cRound(dir) {
+  const g = generator(dir);
+  const c = spawn('taskset', ['-c', '0', uvGetpid, String(g.pid), String(opt.w), String(opt.p)],
+                  { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = readline.createInterface({ input: c.stdout });
+  let result = null;
+  for await (const line of lines) {
+    if (line === 'ready')
+      g.go();
+    else
+      result = JSON.parse(line);
+  }
+  await g.exited;
+  if (!result)
+    throw new Error('uv-getpid gave no result');
+  return result;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+function row(name, runs) {
+  const per = (k, d) => median(runs.map((x) => x[k] / x[d]));
+  return `| ${name} | ${median(runs.map((x) => x.records))} | ${(per('cpu_us', 'records') * 1000).toFixed(1)} | ` +
+    `${(per('wakeups', 'records') * 1000).toFixed(2)} | ${per('cpu_us', 'wakeups').toFixed(1)} | ` +
+    `${runs.some((x) => x.process_us) ? (per('process_us', 'records') * 1000).toFixed(1) : '-'} | ` +
+    `${median(runs.map((x) => x.lost))} |`;
+}
+
+async function main() {
+  execFileSync('taskset', ['-a', '-pc', '0', String(process.pid)], { stdio: 'ignore' });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perfring-bench-'));
+  const addon = [], c = [];
+  try {
+    for (let i = 0; i < opt.r; i++) {
+      c.push(await cRound(dir));
+      addon.push(await addonRound(dir));
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`getpid stream of ${opt.n} calls, watermark ${opt.w} B, ${opt.p} pages, ${opt.r} rounds ` +
+              `(medians); consumer on CPU 0, generator on CPU 1. CPU = the consumer's thread ` +
+              `(the addon: Node's main thread; "process" adds V8's own threads).`);
+  console.log('| consumer | records | CPU µs / 1,000 rec | wakeups / 1,000 rec | CPU µs / wakeup | process CPU µs / 1,000 rec | lost |');
+  console.log('|---|---|---|---|---|---|---|');
+  console.log(row('libperfring-uv (C)', c));
+  console.log(row('perfring.node (JS array per wakeup)', addon));
+  const ratio = median(addon.map((x) => x.cpu_us / x.records)) / median(c.map((x) => x.cpu_us / x.records));
+  console.log(`\nJavaScript costs ${ratio.toFixed(1)}x the C adapter's CPU per record.`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/* The module's functions as JavaScript sees them (index.js wraps them):
+ * watch(opts, onSamples, onNotify) -> handle; close(handle) -> Promise;
+ * stats(handle); ref(handle); unref(handle); _diagnostics(handle). */
+#include "pn.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+
+/* Tells our handles from any other object, including other addons' wraps. */
+static const napi_type_tag watch_tag = { 0x7065726672696e67ULL, 0x6e6f64652d776174ULL };
+
+static napi_value undefined(napi_env env)
+{
+	napi_value v = NULL;
+
+	napi_get_undefined(env, &v);
+	return v;
+}
+
+static napi_value enomem(napi_env env)
+{
+	pn_enomem(env);
+	return NULL;
+}
+
+/* The watch behind the first argument; NULL after throwing. */
+static struct pn_watch *watch_arg(napi_env env, napi_callback_info info)
+{
+	napi_value argv[1];
+	size_t argc = 1;
+	bool ours = false;
+	void *w = NULL;
+
+	if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
+	    napi_check_object_type_tag(env, argv[0], &watch_tag, &ours) != napi_ok || !ours ||
+	    napi_unwrap(env, argv[0], &w) != napi_ok || !w) {
+		pn_einval(env, "perfring: not a watch handle");
+		return NULL;
+	}
+	return w;
+}
+
+static bool is_function(napi_env env, napi_value v)
+{
+	napi_valuetype t;
+
+	return napi_typeof(env, v, &t) == napi_ok && t == napi_function;
+}
+
+static void finalize(napi_env env, void *data, void *hint)
+{
+	pn_watch_unref(data);
+}
+
+static napi_value js_watch(napi_env env, napi_callback_info info)
+{
+	napi_value argv[3], handle;
+	size_t argc = 3;
+	struct pn_watch *w;
+
+	if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 3 ||
+	    !is_function(env, argv[1]) || !is_function(env, argv[2])) {
+		pn_einval(env, "perfring.watch(options, callback): the callback must be a function");
+		return NULL;
+	}
+	if (napi_create_object(env, &handle) != napi_ok)
+		return enomem(env);
+	if (!(w = pn_watch_new(env, argv[0], argv[1], argv[2])))
+		return NULL;
+	w->refs++;
+	if (napi_wrap(env, handle, w, finalize, NULL, NULL) != napi_ok) {
+		w->refs--;
+		pn_watch_close(w);
+		return enomem(env);
+	}
+	napi_type_tag_object(env, handle, &watch_tag);
+	return handle;
+}
+
+static napi_value resolved(napi_env env)
+{
+	napi_deferred d;
+	napi_value p;
+
+	if (napi_create_promise(env, &d, &p) != napi_ok)
+		return NULL;
+	napi_resolve_deferred(env, d, undefined(env));
+	return p;
+}
+
+/* One promise per watch, resolved when every uv handle has closed. */
+static napi_value js_close(napi_env env, napi_callback_info info)
+{
+	struct pn_watch *w = watch_arg(env, info);
+	napi_value p;
+
+	if (!w)
+		return NULL;
+	if (w->closed_promise && napi_get_reference_value(env, w->closed_promise, &p) == napi_ok)
+		return p;
+	if (w->closing && !w->s)
+		return resolved(env);
+	if (napi_create_promise(env, &w->closed, &p) != napi_ok ||
+	    napi_create_reference(env, p, 1, &w->closed_promise) != napi_ok)
+		return enomem(env);
+	pn_watch_close(w);
+	return p;
+}
+
+static napi_value js_stats(napi_env env, napi_callback_info info)
+{
+	struct pn_watch *w = watch_arg(env, info);
+	struct pn_cpu_stats *st;
+	napi_value arr;
+	size_t n;
+
+	if (!w)
+		return NULL;
+	n = pn_watch_stats(w, &st);
+	arr = pn_stats_js(env, st, n);
+	free(st);
+	return arr;
+}
+
+static napi_value set_ref(napi_env env, napi_callback_info info, bool ref)
+{
+	struct pn_watch *w = watch_arg(env, info);
+
+	if (!w)
+		return NULL;
+	pn_watch_set_ref(w, ref);
+	return undefined(env);
+}
+
+static napi_value js_ref(napi_env env, napi_callback_info info)
+{
+	return set_ref(env, info, true);
+}
+
+static napi_value js_unref(napi_env env, napi_callback_info info)
+{
+	return set_ref(env, info, false);
+}
+
+/* For the tests: the loop every handle of the watch is on, and the libuv
+ * those calls reach, so a second libuv in the process would show. */
+static napi_value js_diagnostics(napi_env env, napi_callback_info info)
+{
+	struct pn_watch *w = watch_arg(env, info);
+	uv_loop_t *loop = NULL;
+	napi_value obj, v;
+	bool same;
+	size_t i;
+	Dl_info dl = { 0 };
+
+	if (!w || napi_get_uv_event_loop(env, &loop) != napi_ok ||
+	    napi_create_object(env, &obj) != napi_ok)
+		return NULL;
+	same = w->loop == loop && w->check.loop == loop;
+	for (i = 0; i < w->handle_n; i++)
+		same = same && w->handles[i]->loop == loop;
+	napi_get_boolean(env, same, &v);
+	napi_set_named_property(env, obj, "onNodeLoop", v);
+	napi_create_uint32(env, (uint32_t)w->handle_n, &v);
+	napi_set_named_property(env, obj, "handles", v);
+	napi_create_string_utf8(env, uv_version_string(), NAPI_AUTO_LENGTH, &v);
+	napi_set_named_property(env, obj, "uvVersion", v);
+	dladdr((void *)uv_poll_init, &dl);
+	napi_create_string_utf8(env, dl.dli_fname ? dl.dli_fname : "", NAPI_AUTO_LENGTH, &v);
+	napi_set_named_property(env, obj, "uvFrom", v);
+	return obj;
+}
+
+/* Node's NAPI_MODULE_INIT defines this without a prototype. */
+NAPI_MODULE_EXPORT int32_t NODE_API_MODULE_GET_API_VERSION(void);
+
+NAPI_MODULE_INIT()
+{
+	static const napi_property_descriptor fns[] = {
+		{ .utf8name = "watch", .method = js_watch },
+		{ .utf8name = "close", .method = js_close },
+		{ .utf8name = "stats", .method = js_stats },
+		{ .utf8name = "ref", .method = js_ref },
+		{ .utf8name = "unref", .method = js_unref },
+		{ .utf8name = "_diagnostics", .method = js_diagnostics },
+	};
+
+	if (napi_define_properties(env, exports, sizeof(fns) / sizeof(fns[0]), fns) != napi_ok)
+		return NULL;
+	return exports;
+}

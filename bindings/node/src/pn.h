@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* The addon's shared types: one native watch, and what its files share. */
+#ifndef PN_H
+#define PN_H
+
+#include <node_api.h>
+#include <perfring/perfring-uv.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One tracepoint field the watch decodes, in tracefs format order. */
+struct pn_field {
+	struct perfring_field f;
+};
+
+/* One event of a watch: the sample callback's context. */
+struct pn_event {
+	struct pn_watch *w;
+	struct perfring_event *ev;
+	char *name;                /* as the caller spelt it */
+	struct pn_field *fields;
+	size_t field_n;
+};
+
+/* A sample buffered during a drain; its RAW bytes sit in pn_buf.raw. */
+struct pn_rec {
+	uint32_t ev;
+	int cpu;
+	uint32_t pid, tid;
+	uint64_t time;
+	size_t raw_off;
+	uint32_t raw_size;
+};
+
+struct pn_buf {
+	struct pn_rec *rec;
+	size_t n, cap;
+	unsigned char *raw;
+	size_t raw_n, raw_cap;
+	uint64_t dropped;          /* samples no memory could be found for */
+};
+
+/* Options read from JavaScript (pn_opts_read). */
+struct pn_opts {
+	char **events;
+	size_t event_n;
+	int pid;
+	int *cpus;
+	size_t cpu_n;
+	uint32_t watermark, flush_ms, pages;
+	bool watermark_set;
+};
+
+struct pn_cpu_stats {
+	int cpu;
+	struct perfring_cpu_stats st;
+};
+
+struct pn_watch {
+	napi_env env;
+	int refs;                  /* the JS handle, and the open session */
+	bool closing, teardown, ended, end_told;
+	int ring_err, ring_err_cpu;
+	struct perfring_session *s;
+	struct perfring_libuv *a;
+	uv_loop_t *loop;
+	uv_check_t check;          /* hands the buffered samples to JS */
+	int closes;                /* the check handle and the adapter, closing */
+	struct pn_event *ev;
+	size_t ev_n, max_fields;
+	struct pn_buf buf;
+	size_t hup_left;
+	uv_handle_t **handles;     /* the adapter's handles, for ref/unref */
+	size_t handle_n;
+	bool unrefed;
+	napi_ref on_samples, on_notify;
+	napi_async_context actx;
+	napi_deferred closed;
+	napi_ref closed_promise;
+	napi_async_cleanup_hook_handle hook;
+	struct pn_cpu_stats *last;
+	size_t last_n;
+};
+
+/* error.c */
+napi_value pn_throw(napi_env env, int err, const char *sentence);
+int pn_einval(napi_env env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int pn_enomem(napi_env env);
+napi_value pn_error_value(napi_env env, int err, const char *sentence);
+
+/* opts.c */
+int pn_opts_read(napi_env env, napi_value obj, struct pn_opts *o);
+void pn_opts_free(struct pn_opts *o);
+
+/* format.c */
+int pn_event_fields(struct pn_event *e, const char *system, const char *name);
+
+/* session.c */
+int pn_session_open(napi_env env, struct pn_watch *w, const struct pn_opts *o);
+
+/* buf.c */
+int pn_buf_push(struct pn_buf *b, uint32_t ev, const struct perfring_sample *s);
+void pn_buf_reset(struct pn_buf *b);
+void pn_buf_free(struct pn_buf *b);
+
+/* js.c */
+napi_value pn_batch_js(struct pn_watch *w);
+napi_value pn_stats_js(napi_env env, const struct pn_cpu_stats *st, size_t n);
+
+/* watch.c */
+struct pn_watch *pn_watch_new(napi_env env, napi_value opts, napi_value on_samples,
+			      napi_value on_notify);
+void pn_watch_close(struct pn_watch *w);
+void pn_watch_pending(struct pn_watch *w);
+void pn_watch_unref(struct pn_watch *w);
+size_t pn_watch_stats(struct pn_watch *w, struct pn_cpu_stats **out);
+void pn_watch_set_ref(struct pn_watch *w, bool ref);
+
+/* handles.c */
+int pn_handles_before(uv_loop_t *loop, uv_handle_t ***set, size_t *n);
+int pn_handles_new(uv_loop_t *loop, uv_handle_t **before, size_t before_n,
+		   uv_handle_t ***out, size_t *n);
+
+#endif
