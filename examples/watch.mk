@@ -6,7 +6,8 @@ dist_man1_MANS = examples/perfring-watch.1
 examples_perfring_watch_SOURCES = examples/perfring-watch.c examples/watch.h \
 	examples/watch-args.c examples/watch-session.c examples/watch-child.c \
 	examples/watch-run.c examples/watch-stats.c examples/watch-view.c \
-	examples/watch-epoll.c
+	examples/watch-epoll.c examples/watch-byview.c examples/watch-print.c \
+	examples/fieldcount.c examples/fieldcount.h examples/textesc.c examples/textesc.h
 examples_perfring_watch_CPPFLAGS = $(AM_CPPFLAGS)
 examples_perfring_watch_CFLAGS = $(AM_CFLAGS)
 WATCH_ADAPTERS =
@@ -44,3 +45,12 @@ tests_getpid_n_CFLAGS = -std=c11 $(WARN_CFLAGS)
 tests_getpid_n_LDFLAGS =
 TESTS += tests/test_watch.sh
 EXTRA_DIST += tests/test_watch.sh
+
+# tests/taskname: renames itself N times and signals itself (exact counts
+# for --by on a string field, --print against perf script, hostile comms).
+check_PROGRAMS += tests/taskname
+tests_taskname_SOURCES = tests/taskname.c
+tests_taskname_CFLAGS = -std=c11 $(WARN_CFLAGS)
+tests_taskname_LDFLAGS =
+TESTS += tests/test_watch_by.sh
+EXTRA_DIST += tests/test_watch_by.sh tests/watch_by.py tests/watchlib.py
