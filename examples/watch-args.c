@@ -21,7 +21,7 @@ static const char usage_text[] =
 "                      [--loop uv|event|ev|epoll] [--watermark BYTES | --wakeup-events N]\n"
 "                      [--flush-ms MS] [--budget N] [--pages N] [-d SECONDS]\n"
 "                      [--by SYSTEM:NAME:FIELD]... [--top N] [--max-series N]\n"
-"                      [--json | --print]\n"
+"                      [--json | --print] [--listen ADDR:PORT]\n"
 "\n"
 "Shows, once a second and per CPU, how perf_event rings are delivered: events/s,\n"
 "bytes/s, kernel wakeups/s, records per wakeup, lost records, ring fill and the\n"
@@ -65,7 +65,8 @@ static const char usage_text[] =
 "  -d, --duration SECONDS        stop after SECONDS (default: until Ctrl-C)\n"
 "      --json                    one JSON object per line: start, one per second,\n"
 "                                and a final summary\n"
-
+"      --listen ADDR:PORT        also serve Prometheus metrics at /metrics (as\n"
+"                                perfring-exporter; runs on the libevent loop)\n"
 "  -h, --help                    this text\n"
 "  -V, --version                 the libperfring version\n"
 "\n"
@@ -80,6 +81,33 @@ static const char usage_text[] =
 "See perfring-watch(1).\n"
 "\n"
 "Loops in this build: ";
+
+static const char exporter_usage_text[] =
+"usage: perfring-exporter [-e SYSTEM:NAME [--filter EXPR]]... [-s SOFTWARE[:PERIOD]]...\n"
+"                         [-c CPUS] [-p PID | [--] COMMAND [ARGS...]]\n"
+"                         [--watermark BYTES | --wakeup-events N] [--flush-ms MS]\n"
+"                         [--budget N] [--pages N] [-d SECONDS]\n"
+"                         [--by SYSTEM:NAME:FIELD]... [--max-series N]\n"
+"                         [--listen ADDR:PORT]\n"
+"\n"
+"Serves GET /metrics in the Prometheus text format (0.0.4) from one libevent\n"
+"loop: per-CPU ring counters, samples per event, ring fill, a delivery-latency\n"
+"histogram and, with --by, samples per value of a tracepoint field.\n"
+"The event and delivery options are perfring-watch's (see perfring-watch(1)).\n"
+"\n"
+"      --listen ADDR:PORT        where to serve (default 127.0.0.1:9464)\n"
+"      --by SYSTEM:NAME:FIELD    perfring_samples_by_field_total{value=...}\n"
+"      --max-series N            distinct values per --by (default 1000); the rest\n"
+"                                go to value=\"other\"\n"
+"  -d, --duration SECONDS        stop after SECONDS (default: SIGTERM or SIGINT)\n"
+"  -h, --help                    this text\n"
+"  -V, --version                 the libperfring version\n"
+"\n"
+"Example:\n"
+"  perfring-exporter -e sched:sched_switch --by sched:sched_switch:next_comm\n"
+"\n"
+"Exit status: 0 on success (also after SIGTERM), 1 on failure, 2 for bad\n"
+"arguments. See perfring-exporter(1).\n";
 
 /* The loops this build can run, in order of preference for the default. */
 static const char built_loops[] =
@@ -116,7 +144,7 @@ static const char *const loop_names[] = {
 };
 
 enum { OPT_LOOP = 256, OPT_WATERMARK, OPT_WAKEUP_EVENTS, OPT_FLUSH_MS, OPT_BUDGET, OPT_PAGES,
-       OPT_JSON, OPT_BY, OPT_TOP, OPT_MAX_SERIES, OPT_PRINT, OPT_FILTER };
+       OPT_JSON, OPT_BY, OPT_TOP, OPT_MAX_SERIES, OPT_PRINT, OPT_FILTER, OPT_LISTEN };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -136,6 +164,7 @@ static const struct option long_opts[] = {
 	{ "max-series", required_argument, NULL, OPT_MAX_SERIES },
 	{ "print", no_argument, NULL, OPT_PRINT },
 	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -320,6 +349,9 @@ static int parse_by(struct watch_args *a, const char *str)
 			   "sched:sched_switch:next_comm", str);
 	if (a->by_cnt == WATCH_MAX_BY)
 		return bad("at most %d --by options", WATCH_MAX_BY);
+	for (size_t i = 0; i < a->by_cnt; i++)
+		if (!strcmp(a->by[i], str))
+			return bad("--by %s: given twice", str);
 	a->by[a->by_cnt++] = str;
 	return 0;
 }
@@ -331,6 +363,22 @@ static int parse_filter(struct watch_args *a, const char *str)
 	if (a->filter[a->tp_cnt - 1])
 		return bad("--filter %s: -e %s has a filter already", str, a->tp[a->tp_cnt - 1]);
 	a->filter[a->tp_cnt - 1] = str;
+	return 0;
+}
+
+/* ADDR:PORT; the address itself is checked when it is bound. */
+static int parse_listen(struct watch_args *a, const char *str)
+{
+	const char *colon = strrchr(str, ':');
+	uint64_t port;
+
+	if (!colon || colon == str)
+		return bad("--listen %s: expected ADDR:PORT, such as 127.0.0.1:9464", str);
+	if (parse_num("--listen PORT", colon + 1, false, 65535, &port))
+		return WATCH_EXIT_USAGE;
+	if (!port)
+		return bad("--listen %s: port 0", str);
+	a->listen = str;
 	return 0;
 }
 
@@ -376,7 +424,13 @@ static int parse_one(struct watch_args *a, int opt, const char *arg)
 	case OPT_MAX_SERIES: return parse_count("--max-series", arg, 1000000, &a->max_series);
 	case OPT_PRINT: a->print = true; return 0;
 	case OPT_FILTER: return parse_filter(a, arg);
-	case 'h': printf("%s%s\n", usage_text, built_loops); return 1;
+	case OPT_LISTEN: return parse_listen(a, arg);
+	case 'h':
+		if (a->prog == WATCH_PROG_EXPORTER)
+			fputs(exporter_usage_text, stdout);
+		else
+			printf("%s%s\n", usage_text, built_loops);
+		return 1;
 	case 'V': return print_version();
 	default: return bad("unknown option");
 	}
@@ -402,12 +456,24 @@ static int add_by_events(struct watch_args *a)
 	return 0;
 }
 
-static int check_exclusive(const struct watch_args *a)
+/* What one program accepts and the other does not, and what --listen needs. */
+static int check_prog(struct watch_args *a)
 {
+	if (a->prog == WATCH_PROG_EXPORTER) {
+		if (a->json || a->print || a->top || a->loop != WATCH_LOOP_DEFAULT)
+			return bad("--json, --print, --top and --loop are perfring-watch's, not "
+				   "the exporter's");
+		if (!a->listen)
+			a->listen = "127.0.0.1:9464";
+	}
 	if (a->json && a->print)
 		return bad("--json and --print exclude each other");
 	if (a->print && a->by_cnt)
 		return bad("--print and --by exclude each other (one owns the output)");
+	if (a->listen && a->loop != WATCH_LOOP_DEFAULT && a->loop != WATCH_LOOP_EVENT)
+		return bad("--listen serves from the libevent loop; drop --loop or use --loop event");
+	if (a->listen)
+		a->loop = WATCH_LOOP_EVENT;
 	return 0;
 }
 
@@ -422,7 +488,7 @@ static int finish_args(struct watch_args *a, int argc, char **argv)
 		return bad("-p and a COMMAND exclude each other");
 	if (!a->watermark_set && !a->wakeup_events)
 		a->watermark = 4096;
-	if ((err = add_by_events(a)) || (err = check_exclusive(a)))
+	if ((err = add_by_events(a)) || (err = check_prog(a)))
 		return err;
 	if (!a->max_series)
 		a->max_series = FC_DEFAULT_MAX_SERIES;

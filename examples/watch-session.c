@@ -55,9 +55,12 @@ static void print_sentence(const char *s)
 	}
 }
 
+/* perfring-watch or perfring-exporter, for the messages. */
+static const char *me = "perfring-watch";
+
 static int fail(int code, const char *what, const char *sentence, int err)
 {
-	fprintf(stderr, "perfring-watch: %s", what);
+	fprintf(stderr, "%s: %s", me, what);
 	print_sentence(sentence && *sentence ? sentence : perfring_strerror(err));
 	fprintf(stderr, "%s\n", code == WATCH_EXIT_USAGE ? " (see --help)" : "");
 	return code;
@@ -234,21 +237,21 @@ static int create_and_start(struct watch *w, bool user_only)
 /* With COMMAND or -p, an unprivileged user can still watch their own process. */
 static int fall_back(struct watch *w)
 {
-	fprintf(stderr, "perfring-watch: ");
+	fprintf(stderr, "%s: ", me);
 	print_sentence(denied_why);
-	fprintf(stderr, "\nperfring-watch: not privileged: watching the %s with user-only "
-		"(exclude_kernel) software events instead\n", w->child ? "command" : "process");
+	fprintf(stderr, "\n%s: not privileged: watching the %s with user-only "
+		"(exclude_kernel) software events instead\n", me, w->child ? "command" : "process");
 	return create_and_start(w, true);
 }
 
 static int explain_denied(void)
 {
-	fprintf(stderr, "perfring-watch: ");
+	fprintf(stderr, "%s: ", me);
 	print_sentence(denied_why);
 	fputc('\n', stderr);
 	if (geteuid() != 0)
-		fprintf(stderr, "perfring-watch: without privileges, watch a command of your own "
-			"instead: perfring-watch -s task-clock -- COMMAND\n");
+		fprintf(stderr, "%s: without privileges, watch a command of your own "
+			"instead: %s -s task-clock -- COMMAND\n", me, me);
 	return WATCH_EXIT_FAIL;
 }
 
@@ -256,6 +259,7 @@ int watch_session_open(struct watch *w)
 {
 	int err, code;
 
+	me = watch_prog_name(&w->a);
 	if (w->a.command && (err = watch_child_spawn(w)))
 		return fail(WATCH_EXIT_FAIL, "fork: ", NULL, err);
 	code = create_and_start(w, false);

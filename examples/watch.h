@@ -9,6 +9,8 @@
  *   watch-view.c      the TTY table, the piped lines and the JSON
  *   watch-byview.c    the --by tables in those three forms
  *   watch-print.c     --print: one perf-script line per sample, time-ordered
+ *   watch-metrics.c   the /metrics page (Prometheus text format)
+ *   watch-http.c      --listen: evhttp on the libevent loop, bounded clients
  *   fieldcount.c      --by: a field's values counted (shared with the exporter)
  *   watch-epoll.c, watch-uv.c, watch-event.c, watch-ev.c   one loop each
  * No loop header is included here: ev.h and event2/event.h cannot share a file. */
@@ -66,6 +68,7 @@ struct watch_args {
 	char by_event[WATCH_MAX_BY][FC_NAME_MAX];   /* a --by event -e did not name */
 	uint32_t top, max_series;           /* --top (0 = fit the screen), --max-series */
 	bool print;
+	const char *listen;                 /* --listen ADDR:PORT, or NULL */
 };
 
 struct watch_hist {
@@ -119,6 +122,7 @@ struct watch {
 	uint64_t lat_b[WATCH_LAT_BUCKETS + 1];  /* the last one: above 10 s */
 	uint64_t lat_sum_ns;
 	struct watch_print *print;          /* --print state, or NULL */
+	struct watch_http *http;            /* --listen state, or NULL */
 	struct watch_frame frame;
 	bool quiet;                         /* no table, no summary (a server) */
 	struct perfring_session *s;
@@ -206,6 +210,18 @@ void watch_print_sample(struct watch *w, const struct watch_ev *e,
 			const struct perfring_sample *smp);
 void watch_print_flush(struct watch *w, bool all);
 void watch_print_close(struct watch *w);
+
+/* watch-metrics.c: the /metrics page in *buf (malloc'd, the caller frees
+ * it), *len bytes. 0, or -ENOMEM with nothing to free. */
+int watch_metrics_page(const struct watch *w, char **buf, size_t *len);
+
+/* watch-http.c (libevent builds): --listen on the loop's event_base.
+ * stop: no new connections, the loop breaks once the ones open are answered
+ * (2 s at most). */
+struct event_base;
+int watch_http_start(struct watch *w, struct event_base *base);
+void watch_http_stop(struct watch *w);
+void watch_http_free(struct watch *w);
 
 /* watch-view.c */
 void watch_json_str(const char *s);
