@@ -14,6 +14,7 @@
 #include "watch.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
@@ -233,6 +234,9 @@ int watch_http_start(struct watch *w, struct event_base *base)
 
 	if (!h)
 		return -1;
+	/* A client gone mid-answer must not kill the server: bufferevents write
+	 * without MSG_NOSIGNAL. */
+	signal(SIGPIPE, SIG_IGN);
 	w->http = h;
 	h->w = w;
 	h->base = base;
