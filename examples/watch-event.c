@@ -94,10 +94,11 @@ int watch_loop_event(struct watch *w)
 	w->loop = &e;
 	watch_loop_opts(w, &lo);
 	if (!e.base || make_events(&e, w) < 0) {
-		fprintf(stderr, "perfring-watch: libevent setup failed\n");
+		fprintf(stderr, "%s: libevent setup failed\n", watch_prog_name(&w->a));
 		ret = -1;
 	} else if (perfring_libevent_attach(w->s, e.base, &lo, &e.a)) {
-		fprintf(stderr, "perfring-watch: %s\n", perfring_session_last_error(w->s));
+		fprintf(stderr, "%s: %s\n", watch_prog_name(&w->a),
+			perfring_session_last_error(w->s));
 		ret = -1;
 	} else if (w->a.listen && watch_http_start(w, e.base) < 0) {
 		ret = -1;
