@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* perfring-watch: a live per-CPU view of perf_event ring delivery on the
- * event loop of your choice (libuv, libevent, libev or plain epoll).
+ * event loop of your choice (libuv, libevent, libev or plain epoll), and,
+ * built with WATCH_PROG=WATCH_PROG_EXPORTER, perfring-exporter.
  * See perfring-watch(1) and watch.h for how the files divide the work. */
 #include "config.h"
 #include "watch.h"
@@ -65,11 +66,17 @@ static void unblock_watched_signals(void)
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
+/* perfring-exporter is this same program built with WATCH_PROG set: the
+ * session, loop and counters are one code, only the output differs. */
+#ifndef WATCH_PROG
+#define WATCH_PROG WATCH_PROG_WATCH
+#endif
+
 int main(int argc, char **argv)
 {
-	static struct watch w = { .go_fd = -1 };
+	static struct watch w = { .go_fd = -1, .quiet = WATCH_PROG == WATCH_PROG_EXPORTER };
 	const struct loop_entry *loop;
-	int code = watch_args_parse(&w.a, argc, argv);
+	int code = watch_args_parse_as(&w.a, WATCH_PROG, argc, argv);
 
 	if (code)
 		return code == 1 ? 0 : code;

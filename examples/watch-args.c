@@ -16,10 +16,12 @@
 #define MAX_CPU_NUM 65535
 
 static const char usage_text[] =
-"usage: perfring-watch [-e SYSTEM:NAME]... [-s SOFTWARE[:PERIOD]]... [-c CPUS]\n"
-"                      [-p PID | [--] COMMAND [ARGS...]] [--loop uv|event|ev|epoll]\n"
-"                      [--watermark BYTES | --wakeup-events N] [--flush-ms MS]\n"
-"                      [--budget N] [--pages N] [-d SECONDS] [--json]\n"
+"usage: perfring-watch [-e SYSTEM:NAME [--filter EXPR]]... [-s SOFTWARE[:PERIOD]]...\n"
+"                      [-c CPUS] [-p PID | [--] COMMAND [ARGS...]]\n"
+"                      [--loop uv|event|ev|epoll] [--watermark BYTES | --wakeup-events N]\n"
+"                      [--flush-ms MS] [--budget N] [--pages N] [-d SECONDS]\n"
+"                      [--by SYSTEM:NAME:FIELD]... [--top N] [--max-series N]\n"
+"                      [--json | --print] [--listen ADDR:PORT]\n"
 "\n"
 "Shows, once a second and per CPU, how perf_event rings are delivered: events/s,\n"
 "bytes/s, kernel wakeups/s, records per wakeup, lost records, ring fill and the\n"
@@ -28,6 +30,8 @@ static const char usage_text[] =
 "\n"
 "Events (default: -e sched:sched_switch):\n"
 "  -e, --event SYSTEM:NAME       a tracepoint (see /sys/kernel/tracing/events)\n"
+"      --filter EXPR             the kernel's filter for the -e just before, such\n"
+"                                as 'common_pid == 123' (tracefs filter syntax)\n"
 "  -s, --software NAME[:PERIOD]  a software event: cpu-clock, task-clock,\n"
 "                                context-switches, page-faults, minor-faults,\n"
 "                                major-faults, cpu-migrations; PERIOD = sample every\n"
@@ -47,18 +51,63 @@ static const char usage_text[] =
 "      --flush-ms MS             drain every ring at least this often (default 100)\n"
 "      --budget N                at most N records per callback (default: no limit)\n"
 "      --pages N                 ring data pages per CPU, a power of two (default 64)\n"
+"What the events say:\n"
+"      --by SYSTEM:NAME:FIELD    a top table of that tracepoint field's values\n"
+"                                (string or integer) with count, rate and share;\n"
+"                                repeatable; adds the event if -e did not name it\n"
+"      --top N                   rows per --by table (default: what fits the\n"
+"                                terminal; 10 when not a terminal)\n"
+"      --max-series N            distinct values kept per --by (default 1000);\n"
+"                                the rest are counted as \"other\"\n"
+"      --print                   one line per sample as perf script prints it:\n"
+"                                comm pid/tid [cpu] time: event: field=value...\n"
 "Output:\n"
 "  -d, --duration SECONDS        stop after SECONDS (default: until Ctrl-C)\n"
 "      --json                    one JSON object per line: start, one per second,\n"
 "                                and a final summary\n"
+"      --listen ADDR:PORT        also serve Prometheus metrics at /metrics (as\n"
+"                                perfring-exporter; runs on the libevent loop)\n"
 "  -h, --help                    this text\n"
 "  -V, --version                 the libperfring version\n"
+"\n"
+"Examples:\n"
+"  perfring-watch -e sched:sched_switch --by sched:sched_switch:next_comm\n"
+"  perfring-watch --by syscalls:sys_enter_openat:filename -- make -j2\n"
+"  perfring-watch -e signal:signal_generate --filter 'sig == 9' --print\n"
+"  perfring-watch --by raw_syscalls:sys_enter:id --top 5 -d 10 --json\n"
 "\n"
 "Exit status: 0 on success, 1 when perf or the loop fails, 2 for bad arguments;\n"
 "with COMMAND, its exit status (128+N if signal N ended it).\n"
 "See perfring-watch(1).\n"
 "\n"
 "Loops in this build: ";
+
+static const char exporter_usage_text[] =
+"usage: perfring-exporter [-e SYSTEM:NAME [--filter EXPR]]... [-s SOFTWARE[:PERIOD]]...\n"
+"                         [-c CPUS] [-p PID | [--] COMMAND [ARGS...]]\n"
+"                         [--watermark BYTES | --wakeup-events N] [--flush-ms MS]\n"
+"                         [--budget N] [--pages N] [-d SECONDS]\n"
+"                         [--by SYSTEM:NAME:FIELD]... [--max-series N]\n"
+"                         [--listen ADDR:PORT]\n"
+"\n"
+"Serves GET /metrics in the Prometheus text format (0.0.4) from one libevent\n"
+"loop: per-CPU ring counters, samples per event, ring fill, a delivery-latency\n"
+"histogram and, with --by, samples per value of a tracepoint field.\n"
+"The event and delivery options are perfring-watch's (see perfring-watch(1)).\n"
+"\n"
+"      --listen ADDR:PORT        where to serve (default 127.0.0.1:9464)\n"
+"      --by SYSTEM:NAME:FIELD    perfring_samples_by_field_total{value=...}\n"
+"      --max-series N            distinct values per --by (default 1000); the rest\n"
+"                                go to value=\"other\"\n"
+"  -d, --duration SECONDS        stop after SECONDS (default: SIGTERM or SIGINT)\n"
+"  -h, --help                    this text\n"
+"  -V, --version                 the libperfring version\n"
+"\n"
+"Example:\n"
+"  perfring-exporter -e sched:sched_switch --by sched:sched_switch:next_comm\n"
+"\n"
+"Exit status: 0 on success (also after SIGTERM), 1 on failure, 2 for bad\n"
+"arguments. See perfring-exporter(1).\n";
 
 /* The loops this build can run, in order of preference for the default. */
 static const char built_loops[] =
@@ -95,7 +144,7 @@ static const char *const loop_names[] = {
 };
 
 enum { OPT_LOOP = 256, OPT_WATERMARK, OPT_WAKEUP_EVENTS, OPT_FLUSH_MS, OPT_BUDGET, OPT_PAGES,
-       OPT_JSON };
+       OPT_JSON, OPT_BY, OPT_TOP, OPT_MAX_SERIES, OPT_PRINT, OPT_FILTER, OPT_LISTEN };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -110,17 +159,31 @@ static const struct option long_opts[] = {
 	{ "budget", required_argument, NULL, OPT_BUDGET },
 	{ "pages", required_argument, NULL, OPT_PAGES },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "max-series", required_argument, NULL, OPT_MAX_SERIES },
+	{ "print", no_argument, NULL, OPT_PRINT },
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
+
+static enum watch_prog cur_prog;
+
+const char *watch_prog_name(const struct watch_args *a)
+{
+	return a->prog == WATCH_PROG_EXPORTER ? "perfring-exporter" : "perfring-watch";
+}
 
 __attribute__((format(printf, 1, 2)))
 static int bad(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("perfring-watch: ", stderr);
+	fprintf(stderr, "%s: ", cur_prog == WATCH_PROG_EXPORTER ? "perfring-exporter" :
+		"perfring-watch");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -284,9 +347,64 @@ static int parse_pid(struct watch_args *a, const char *str)
 	return 0;
 }
 
+static int parse_by(struct watch_args *a, const char *str)
+{
+	struct fieldcount fc;
+
+	if (fc_parse(&fc, str))
+		return bad("--by %s: expected SYSTEM:NAME:FIELD, such as "
+			   "sched:sched_switch:next_comm", str);
+	if (a->by_cnt == WATCH_MAX_BY)
+		return bad("at most %d --by options", WATCH_MAX_BY);
+	for (size_t i = 0; i < a->by_cnt; i++)
+		if (!strcmp(a->by[i], str))
+			return bad("--by %s: given twice", str);
+	a->by[a->by_cnt++] = str;
+	return 0;
+}
+
+static int parse_filter(struct watch_args *a, const char *str)
+{
+	if (!a->tp_cnt)
+		return bad("--filter %s: must follow the -e tracepoint it filters", str);
+	if (a->filter[a->tp_cnt - 1])
+		return bad("--filter %s: -e %s has a filter already", str, a->tp[a->tp_cnt - 1]);
+	a->filter[a->tp_cnt - 1] = str;
+	return 0;
+}
+
+/* ADDR:PORT; the address itself is checked when it is bound. */
+static int parse_listen(struct watch_args *a, const char *str)
+{
+	const char *colon = strrchr(str, ':');
+	uint64_t port;
+
+	if (!colon || colon == str)
+		return bad("--listen %s: expected ADDR:PORT, such as 127.0.0.1:9464", str);
+	if (parse_num("--listen PORT", colon + 1, false, 65535, &port))
+		return WATCH_EXIT_USAGE;
+	if (!port)
+		return bad("--listen %s: port 0", str);
+	a->listen = str;
+	return 0;
+}
+
+static int parse_count(const char *opt, const char *str, uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+
+	if (parse_num(opt, str, false, max, &v))
+		return WATCH_EXIT_USAGE;
+	if (!v)
+		return bad("%s 0: expected at least 1", opt);
+	*out = (uint32_t)v;
+	return 0;
+}
+
 static int print_version(void)
 {
-	printf("perfring-watch (libperfring %d.%d.%d)\nloops: %s\n", perfring_version() / 10000,
+	printf("%s (libperfring %d.%d.%d)\nloops: %s\n", cur_prog == WATCH_PROG_EXPORTER ?
+	       "perfring-exporter" : "perfring-watch", perfring_version() / 10000,
 	       perfring_version() / 100 % 100, perfring_version() % 100, built_loops);
 	return 1;
 }
@@ -308,21 +426,79 @@ static int parse_one(struct watch_args *a, int opt, const char *arg)
 	case OPT_BUDGET: return parse_u32("--budget", arg, false, &a->budget);
 	case OPT_PAGES: return parse_u32("--pages", arg, false, &a->pages);
 	case OPT_JSON: a->json = true; return 0;
-	case 'h': printf("%s%s\n", usage_text, built_loops); return 1;
+	case OPT_BY: return parse_by(a, arg);
+	case OPT_TOP: return parse_count("--top", arg, 100000, &a->top);
+	case OPT_MAX_SERIES: return parse_count("--max-series", arg, 1000000, &a->max_series);
+	case OPT_PRINT: a->print = true; return 0;
+	case OPT_FILTER: return parse_filter(a, arg);
+	case OPT_LISTEN: return parse_listen(a, arg);
+	case 'h':
+		if (a->prog == WATCH_PROG_EXPORTER)
+			fputs(exporter_usage_text, stdout);
+		else
+			printf("%s%s\n", usage_text, built_loops);
+		return 1;
 	case 'V': return print_version();
 	default: return bad("unknown option");
 	}
 }
 
+/* A --by's event joins the -e list unless it is there already. */
+static int add_by_events(struct watch_args *a)
+{
+	for (size_t i = 0; i < a->by_cnt; i++) {
+		struct fieldcount fc;
+		size_t j = 0;
+
+		fc_parse(&fc, a->by[i]);
+		while (j < a->tp_cnt && strcmp(a->tp[j], fc.event))
+			j++;
+		if (j < a->tp_cnt)
+			continue;
+		if (a->tp_cnt == WATCH_MAX_EVENTS)
+			return bad("at most %d events with -e and --by", WATCH_MAX_EVENTS);
+		memcpy(a->by_event[i], fc.event, sizeof(fc.event));
+		a->tp[a->tp_cnt++] = a->by_event[i];
+	}
+	return 0;
+}
+
+/* What one program accepts and the other does not, and what --listen needs. */
+static int check_prog(struct watch_args *a)
+{
+	if (a->prog == WATCH_PROG_EXPORTER) {
+		if (a->json || a->print || a->top || a->loop != WATCH_LOOP_DEFAULT)
+			return bad("--json, --print, --top and --loop are perfring-watch's, not "
+				   "the exporter's");
+		if (!a->listen)
+			a->listen = "127.0.0.1:9464";
+	}
+	if (a->json && a->print)
+		return bad("--json and --print exclude each other");
+	if (a->print && a->by_cnt)
+		return bad("--print and --by exclude each other (one owns the output)");
+	if (a->listen && a->loop != WATCH_LOOP_DEFAULT && a->loop != WATCH_LOOP_EVENT)
+		return bad("--listen serves from the libevent loop; drop --loop or use --loop event");
+	if (a->listen)
+		a->loop = WATCH_LOOP_EVENT;
+	return 0;
+}
+
 /* Defaults that depend on the rest of the line, and exclusive options. */
 static int finish_args(struct watch_args *a, int argc, char **argv)
 {
+	int err;
+
 	if (optind < argc)
 		a->command = argv + optind;
 	if (a->command && a->pid)
 		return bad("-p and a COMMAND exclude each other");
 	if (!a->watermark_set && !a->wakeup_events)
 		a->watermark = 4096;
+	if ((err = add_by_events(a)) || (err = check_prog(a)))
+		return err;
+	if (!a->max_series)
+		a->max_series = FC_DEFAULT_MAX_SERIES;
 	if (!a->tp_cnt && !a->sw_cnt)
 		a->tp[a->tp_cnt++] = "sched:sched_switch";
 	return 0;
@@ -330,9 +506,15 @@ static int finish_args(struct watch_args *a, int argc, char **argv)
 
 int watch_args_parse(struct watch_args *a, int argc, char **argv)
 {
+	return watch_args_parse_as(a, WATCH_PROG_WATCH, argc, argv);
+}
+
+int watch_args_parse_as(struct watch_args *a, enum watch_prog prog, int argc, char **argv)
+{
 	int opt, err;
 
-	*a = (struct watch_args){ .loop = WATCH_LOOP_DEFAULT };
+	*a = (struct watch_args){ .loop = WATCH_LOOP_DEFAULT, .prog = prog };
+	cur_prog = prog;
 	opterr = 0;
 	/* '+': the first non-option starts COMMAND, so its own options stay its. */
 	while ((opt = getopt_long(argc, argv, "+e:s:c:p:d:hV", long_opts, NULL)) != -1) {

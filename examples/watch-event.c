@@ -2,7 +2,8 @@
 /* perfring-watch on libevent: the libperfring-event adapter watches the
  * rings; evsignal events handle SIGINT, SIGTERM and (with COMMAND) SIGCHLD,
  * and a one-shot timer re-added each time gives the tick. Stopping breaks
- * the dispatch; the adapter is detached and the events freed after it. */
+ * the dispatch (with --listen, once the HTTP clients have their answers);
+ * the adapter is detached and the events freed after it. */
 #include "config.h"
 #include "watch.h"
 
@@ -51,7 +52,10 @@ static void ev_stop(struct watch *w)
 {
 	struct evw *e = w->loop;
 
-	event_base_loopbreak(e->base);
+	if (w->http)
+		watch_http_stop(w);
+	else
+		event_base_loopbreak(e->base);
 }
 
 static int make_events(struct evw *e, struct watch *w)
@@ -90,10 +94,13 @@ int watch_loop_event(struct watch *w)
 	w->loop = &e;
 	watch_loop_opts(w, &lo);
 	if (!e.base || make_events(&e, w) < 0) {
-		fprintf(stderr, "perfring-watch: libevent setup failed\n");
+		fprintf(stderr, "%s: libevent setup failed\n", watch_prog_name(&w->a));
 		ret = -1;
 	} else if (perfring_libevent_attach(w->s, e.base, &lo, &e.a)) {
-		fprintf(stderr, "perfring-watch: %s\n", perfring_session_last_error(w->s));
+		fprintf(stderr, "%s: %s\n", watch_prog_name(&w->a),
+			perfring_session_last_error(w->s));
+		ret = -1;
+	} else if (w->a.listen && watch_http_start(w, e.base) < 0) {
 		ret = -1;
 	} else {
 		w->loop_stop = ev_stop;
@@ -105,6 +112,7 @@ int watch_loop_event(struct watch *w)
 			watch_loop_failed(w, "event_base_dispatch", -EIO);
 	}
 	w->loop_stop = NULL;
+	watch_http_free(w);
 	teardown(&e);
 	w->loop = NULL;
 	return ret;

@@ -56,21 +56,49 @@ static void print_sentence(const char *s)
 	}
 }
 
+/* perfring-watch or perfring-exporter, for the messages. */
+static const char *me = "perfring-watch";
+
 static int fail(int code, const char *what, const char *sentence, int err)
 {
-	fprintf(stderr, "perfring-watch: %s", what);
+	fprintf(stderr, "%s: %s", me, what);
 	print_sentence(sentence && *sentence ? sentence : perfring_strerror(err));
 	fprintf(stderr, "%s\n", code == WATCH_EXIT_USAGE ? " (see --help)" : "");
 	return code;
 }
 
-static int add_named(struct watch *w, struct perfring_event *ev)
+/* Each event's callback gets its own watch_ev, so a sample finds its
+ * --by counters and --print fields without a search. */
+static int add_named(struct watch *w, struct perfring_event *ev, struct watch_ev **out)
 {
-	int err = perfring_event_set_callback(ev, watch_on_sample, w);
+	struct watch_ev *e;
+	int err;
 
-	if (!err && w->nnames < sizeof(w->names) / sizeof(w->names[0]))
-		w->names[w->nnames++] = perfring_event_name(ev);
-	return err;
+	if (w->nnames == sizeof(w->names) / sizeof(w->names[0]))
+		return -E2BIG;
+	e = &w->evs[w->nnames];
+	*e = (struct watch_ev){ .w = w, .ev = ev, .idx = w->nnames };
+	if ((err = perfring_event_set_callback(ev, watch_on_sample, e)))
+		return err;
+	w->names[w->nnames++] = perfring_event_name(ev);
+	if (out)
+		*out = e;
+	return 0;
+}
+
+/* What the tracepoint's samples are read for: --filter, --by, --print. */
+static int add_content(struct watch *w, size_t i, struct watch_ev *e)
+{
+	const char *filter = w->a.filter[i];
+	int err;
+
+	if (filter && (err = perfring_event_set_filter(e->ev, filter)))
+		return fail(WATCH_EXIT_FAIL, "--filter: ", NULL, err);
+	if ((err = watch_by_bind(w, w->a.tp[i], e)))
+		return err;
+	if (w->a.print && (err = watch_print_bind(w, e)))
+		return fail(WATCH_EXIT_FAIL, "--print: ", NULL, err);
+	return 0;
 }
 
 /* Internal: perf or tracefs refused for lack of privilege (not an exit code). */
@@ -96,12 +124,13 @@ static int denied(struct watch *w, const char *spec)
 	return DENIED;
 }
 
-static int add_tracepoint(struct watch *w, const char *spec)
+static int add_tracepoint(struct watch *w, size_t i)
 {
 	char sys[256];
-	const char *colon = strchr(spec, ':');
+	const char *spec = w->a.tp[i], *colon = strchr(spec, ':');
 	size_t len = (size_t)(colon - spec);
 	struct perfring_event *ev;
+	struct watch_ev *e = NULL;
 	int err;
 
 	if (len >= sizeof(sys))
@@ -112,11 +141,11 @@ static int add_tracepoint(struct watch *w, const char *spec)
 	if (lacks_privilege(err))
 		return denied(w, spec);
 	if (!err)
-		err = add_named(w, ev);
+		err = add_named(w, ev, &e);
 	if (err)
 		return fail(err == -ENOENT || err == -EINVAL ? WATCH_EXIT_USAGE : WATCH_EXIT_FAIL,
 			    "", perfring_session_last_error(w->s), err);
-	return 0;
+	return add_content(w, i, e);
 }
 
 static int add_software(struct watch *w, const struct watch_sw *sw, bool user_only)
@@ -128,7 +157,7 @@ static int add_software(struct watch *w, const struct watch_sw *sw, bool user_on
 	int err = perfring_session_add_software_opts(w->s, sw->kind, &so, &ev);
 
 	if (!err)
-		err = add_named(w, ev);
+		err = add_named(w, ev, NULL);
 	if (err)
 		return fail(WATCH_EXIT_FAIL, "", perfring_session_last_error(w->s), err);
 	return 0;
@@ -148,7 +177,7 @@ static int add_events(struct watch *w, bool user_only)
 
 	w->nnames = 0;
 	for (size_t i = 0; i < a->tp_cnt && !user_only; i++)
-		if ((code = add_tracepoint(w, a->tp[i])))
+		if ((code = add_tracepoint(w, i)))
 			return code;
 	for (size_t i = 0; user_only && a->tp_cnt && i < 2; i++)
 		if ((code = add_software(w, &fallback_sw[i], true)))
@@ -170,7 +199,18 @@ static int create(struct watch *w, bool user_only)
 		return fail(err == -ENOMEM ? WATCH_EXIT_FAIL : WATCH_EXIT_USAGE, "",
 			    perfring_session_last_error(NULL), err);
 	w->user_only = user_only;
+	watch_by_free(w);
+	if (w->a.print && (err = watch_print_open(w)))
+		return fail(WATCH_EXIT_FAIL, "--print: ", perfring_session_last_error(w->s), err);
 	return add_events(w, user_only);
+}
+
+static bool has_filter(const struct watch_args *a)
+{
+	for (size_t i = 0; i < a->tp_cnt; i++)
+		if (a->filter[i])
+			return true;
+	return false;
 }
 
 static int start(struct watch *w)
@@ -180,7 +220,8 @@ static int start(struct watch *w)
 	if (lacks_privilege(err))
 		return denied(w, NULL);
 	if (err)
-		return fail(WATCH_EXIT_FAIL, "", perfring_session_last_error(w->s), err);
+		return fail(err == -EINVAL && has_filter(&w->a) ? WATCH_EXIT_USAGE : WATCH_EXIT_FAIL,
+			    "", perfring_session_last_error(w->s), err);
 	return 0;
 }
 
@@ -197,21 +238,21 @@ static int create_and_start(struct watch *w, bool user_only)
 /* With COMMAND or -p, an unprivileged user can still watch their own process. */
 static int fall_back(struct watch *w)
 {
-	fprintf(stderr, "perfring-watch: ");
+	fprintf(stderr, "%s: ", me);
 	print_sentence(denied_why);
-	fprintf(stderr, "\nperfring-watch: not privileged: watching the %s with user-only "
-		"(exclude_kernel) software events instead\n", w->child ? "command" : "process");
+	fprintf(stderr, "\n%s: not privileged: watching the %s with user-only "
+		"(exclude_kernel) software events instead\n", me, w->child ? "command" : "process");
 	return create_and_start(w, true);
 }
 
 static int explain_denied(void)
 {
-	fprintf(stderr, "perfring-watch: ");
+	fprintf(stderr, "%s: ", me);
 	print_sentence(denied_why);
 	fputc('\n', stderr);
 	if (geteuid() != 0)
-		fprintf(stderr, "perfring-watch: without privileges, watch a command of your own "
-			"instead: perfring-watch -s task-clock -- COMMAND\n");
+		fprintf(stderr, "%s: without privileges, watch a command of your own "
+			"instead: %s -s task-clock -- COMMAND\n", me, me);
 	return WATCH_EXIT_FAIL;
 }
 
@@ -219,6 +260,7 @@ int watch_session_open(struct watch *w)
 {
 	int err, code;
 
+	me = watch_prog_name(&w->a);
 	if (w->a.command && (err = watch_child_spawn(w)))
 		return fail(WATCH_EXIT_FAIL, "fork: ", NULL, err);
 	code = create_and_start(w, false);
@@ -228,10 +270,15 @@ int watch_session_open(struct watch *w)
 		code = explain_denied();
 	if (!code && watch_cpus_init(w))
 		code = fail(WATCH_EXIT_FAIL, "", NULL, -ENOMEM);
+	if (!code && w->nby < w->a.by_cnt)
+		fprintf(stderr, "%s: --by: %zu of %zu not watched (tracepoints need root)\n",
+			watch_prog_name(&w->a), w->a.by_cnt - w->nby, w->a.by_cnt);
 	if (code) {
 		perfring_session_free(w->s);
 		w->s = NULL;
 		watch_child_abort(w);
+		watch_by_free(w);
+		watch_print_close(w);
 	}
 	return code;
 }

@@ -72,18 +72,50 @@ static void hist_merge(struct watch_hist *dst, const struct watch_hist *src)
 	dst->n += src->n;
 }
 
+const uint64_t watch_lat_le_ns[WATCH_LAT_BUCKETS] = {
+	10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000, 5000000, 10000000,
+	25000000, 50000000, 100000000, 250000000, 500000000, 1000000000, 2500000000ull,
+	5000000000ull, 10000000000ull,
+};
+
+static void lat_bucket_add(struct watch *w, uint64_t lat)
+{
+	unsigned i = 0;
+
+	while (i < WATCH_LAT_BUCKETS && lat > watch_lat_le_ns[i])
+		i++;
+	w->lat_b[i]++;
+	w->lat_sum_ns += lat;
+}
+
+/* What the events say, beside how they were delivered. */
+static void sample_content(struct watch *w, const struct watch_ev *e,
+			   const struct perfring_sample *smp)
+{
+	for (size_t i = 0; i < e->nby; i++)
+		fc_count(e->by[i], smp);
+	if (w->print)
+		watch_print_sample(w, e, smp);
+}
+
 int watch_on_sample(const struct perfring_sample *smp, void *ctx)
 {
-	struct watch *w = ctx;
+	const struct watch_ev *e = ctx;
+	struct watch *w = e->w;
 	uint64_t now = watch_now_ns(), lat = now > smp->time ? now - smp->time : 0;
 	struct watch_cpu *c;
+	int slot;
 
 	if (smp->cpu < 0 || smp->cpu > w->max_cpu || w->slot_of_cpu[smp->cpu] < 0)
 		return 0;
-	c = &w->cpus[w->slot_of_cpu[smp->cpu]];
+	slot = w->slot_of_cpu[smp->cpu];
+	c = &w->cpus[slot];
 	c->events++;
+	w->ev_cpu_samples[e->idx * w->ncpu + (size_t)slot]++;
 	watch_hist_add(&c->sec, lat);
 	watch_hist_add(&c->all, lat);
+	lat_bucket_add(w, lat);
+	sample_content(w, e, smp);
 	return 0;
 }
 
@@ -96,7 +128,8 @@ int watch_cpus_init(struct watch *w)
 	w->max_cpu = n ? fds[n - 1].cpu : 0;
 	w->cpus = calloc(n ? n : 1, sizeof(*w->cpus));
 	w->slot_of_cpu = malloc((size_t)(w->max_cpu + 1) * sizeof(int));
-	if (!w->cpus || !w->slot_of_cpu)
+	w->ev_cpu_samples = calloc((w->nnames ? w->nnames : 1) * (n ? n : 1), sizeof(uint64_t));
+	if (!w->cpus || !w->slot_of_cpu || !w->ev_cpu_samples)
 		return -1;
 	memset(w->slot_of_cpu, 0xff, (size_t)(w->max_cpu + 1) * sizeof(int));
 	for (size_t i = 0; i < n; i++) {
@@ -111,8 +144,10 @@ void watch_cpus_free(struct watch *w)
 {
 	free(w->cpus);
 	free(w->slot_of_cpu);
+	free(w->ev_cpu_samples);
 	w->cpus = NULL;
 	w->slot_of_cpu = NULL;
+	w->ev_cpu_samples = NULL;
 }
 
 static void row_fill(struct watch_row *r, int cpu, uint64_t events,
@@ -152,6 +187,7 @@ void watch_interval_reset(struct watch *w)
 		c->tick_events = c->events;
 		memset(&c->sec, 0, sizeof(c->sec));
 	}
+	watch_by_interval_reset(w);
 }
 
 /* CPU slot i since start. */

@@ -1,18 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /* perfring-watch: output. Three forms of the same rows: a table redrawn in
- * place on a TTY (ANSI cursor-up and erase-line, no curses), plain lines
+ * place on a TTY (ANSI cursor-up and erase-line, no curses; each frame is
+ * built whole, cut to the terminal's size and written at once), plain lines
  * when piped, and one JSON object per line with --json. */
 #include "config.h"
 #include "watch.h"
 
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define COLS_TTY " CPU    events/s      bytes/s  wakeups/s  rec/wakeup      lost  fill%%       p50       p99"
+/* 79 columns: an 80-column terminal shows it whole. */
+#define COLS_TTY " CPU  events/s    bytes/s wakeups/s rec/wakeup   lost fill%%       p50       p99"
 #define COLS_PIPE "#  time   cpu    events/s     bytes/s  wakeups/s  rec/wakeup      lost  fill%%      p50_ns      p99_ns"
 
 static void fmt_ns(char *buf, size_t len, uint64_t ns)
@@ -103,7 +110,7 @@ static void fmt_events(const struct watch *w, char *buf, size_t len)
 
 /* ------------------------------------------------------------ JSON */
 
-static void json_str(const char *s)
+void watch_json_str(const char *s)
 {
 	putchar('"');
 	for (; *s; s++) {
@@ -132,7 +139,7 @@ static void json_start(const struct watch *w)
 	printf("],\"event_names\":[");
 	for (size_t i = 0; i < w->nnames; i++) {
 		printf(i ? "," : "");
-		json_str(w->names[i]);
+		watch_json_str(w->names[i]);
 	}
 	printf("],\"user_only\":%s,\"pid\":%d}\n", w->user_only ? "true" : "false",
 	       w->child ? (int)w->child : a->pid);
@@ -176,6 +183,8 @@ static void json_interval(const struct watch *w, const struct watch_row *rows,
 	}
 	printf("],\"total\":");
 	json_rate_row(total, dt);
+	if (w->nby)
+		watch_byview_json(w, false, dt);
 	printf("}\n");
 }
 
@@ -190,7 +199,10 @@ static void json_summary(const struct watch *w, const struct watch_row *rows,
 		json_count_fields(&rows[i]);
 		printf("}");
 	}
-	printf("],\"exit_code\":%d", code);
+	printf("]");
+	if (w->nby)
+		watch_byview_json(w, true, secs);
+	printf(",\"exit_code\":%d", code);
 	if (w->child > 0 && WIFEXITED(w->child_status))
 		printf(",\"command_status\":%d", WEXITSTATUS(w->child_status));
 	else if (w->child > 0 && WIFSIGNALED(w->child_status))
@@ -200,16 +212,91 @@ static void json_summary(const struct watch *w, const struct watch_row *rows,
 
 /* ------------------------------------------------------------ text */
 
+static void frame_put(struct watch_frame *f, const char *s, size_t n)
+{
+	if (f->len + n > f->cap) {
+		size_t cap = (f->len + n) * 2;
+		char *b = realloc(f->buf, cap);
+
+		if (!b)
+			return;     /* this frame comes out short; the next one is whole */
+		f->buf = b;
+		f->cap = cap;
+	}
+	memcpy(f->buf + f->len, s, n);
+	f->len += n;
+}
+
+/* One line of the frame, cut to cols - 1 cells (a UTF-8 sequence is one
+ * cell; every other byte is ASCII by then) and dropped past the last row
+ * but one, so nothing wraps or scrolls. */
+void watch_frame_line(struct watch *w, const char *text)
+{
+	struct watch_frame *f = &w->frame;
+	size_t n = 0;
+	int cells = 0;
+
+	if (w->drawn_lines >= f->rows - 1)
+		return;
+	for (; text[n]; n++) {
+		if (((unsigned char)text[n] & 0xc0) == 0x80)
+			continue;
+		if (cells == f->cols - 1)
+			break;
+		cells++;
+	}
+	frame_put(f, text, n);
+	frame_put(f, "\033[K\n", 4);
+	w->drawn_lines++;
+}
+
 __attribute__((format(printf, 2, 3)))
 static void line(struct watch *w, const char *fmt, ...)
 {
+	char buf[2048];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fputs(w->tty ? "\033[K\n" : "\n", stdout);
+	if (w->tty) {
+		watch_frame_line(w, buf);
+		return;
+	}
+	puts(buf);
 	w->drawn_lines++;
+}
+
+static void frame_size(struct watch *w)
+{
+	struct winsize ws;
+
+	w->frame.cols = 80;
+	w->frame.rows = 24;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col && ws.ws_row) {
+		w->frame.cols = ws.ws_col;
+		w->frame.rows = ws.ws_row;
+	}
+}
+
+/* The whole frame in one write: the terminal never shows half of one. */
+static void frame_write(struct watch *w)
+{
+	struct watch_frame *f = &w->frame;
+	size_t off = 0;
+
+	frame_put(f, "\033[J", 3);
+	fflush(stdout);
+	while (off < f->len) {
+		ssize_t r = write(STDOUT_FILENO, f->buf + off, f->len - off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		off += (size_t)r;
+	}
+	f->len = 0;
 }
 
 static void text_header(struct watch *w, double elapsed)
@@ -248,7 +335,7 @@ static void tty_row(struct watch *w, const struct watch_row *r, double dt)
 	fmt_ns(p99, sizeof(p99), r->p99_ns);
 	if (r->wakeups)
 		snprintf(rpw, sizeof(rpw), "%.1f", rec_per_wakeup(r));
-	line(w, "%s %11.0f %12s %10.1f %11s %9llu %6u %9s %9s", cpu, per_s(r->events, dt), bytes,
+	line(w, "%s %9.0f %10s %9.1f %10s %6llu %5u %9s %9s", cpu, per_s(r->events, dt), bytes,
 	     per_s(r->wakeups, dt), rpw, (unsigned long long)r->lost, r->fill_pct,
 	     r->events ? p50 : "-", r->events ? p99 : "-");
 }
@@ -267,8 +354,14 @@ static void pipe_row(struct watch *w, const struct watch_row *r, double t, doubl
 static void tty_redraw(struct watch *w, const struct watch_row *rows,
 		       const struct watch_row *total, double dt)
 {
-	if (w->drawn_lines)
-		printf("\033[%dA\r", w->drawn_lines);
+	char up[32];
+
+	frame_size(w);
+	w->frame.len = 0;
+	if (w->drawn_lines) {
+		snprintf(up, sizeof(up), "\033[%dA\r", w->drawn_lines);
+		frame_put(&w->frame, up, strlen(up));
+	}
 	w->drawn_lines = 0;
 	text_header(w, (double)(watch_now_ns() - w->t0_ns) / 1e9);
 	line(w, COLS_TTY);
@@ -276,11 +369,33 @@ static void tty_redraw(struct watch *w, const struct watch_row *rows,
 		tty_row(w, &rows[i], dt);
 	if (rows)
 		tty_row(w, total, dt);
+	if (rows)
+		watch_byview_tty(w, dt);
+	frame_write(w);
+}
+
+/* Unicode blocks for the bars only where the terminal's locale is UTF-8. */
+static bool utf8_locale(void)
+{
+	const char *cs;
+
+	if (!setlocale(LC_CTYPE, ""))
+		return false;
+	cs = nl_langinfo(CODESET);
+	return cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
 }
 
 void watch_view_start(struct watch *w)
 {
-	w->tty = isatty(STDOUT_FILENO) == 1;
+	w->tty = isatty(STDOUT_FILENO) == 1 && !w->a.print && !w->quiet;
+	if (w->tty)
+		w->frame.utf8 = utf8_locale();
+	if (w->a.print)
+		fprintf(stderr, "%s: --print on loop %s: each CPU's ring is delivered on its own, "
+			"so lines are time-ordered within a flush window (twice --flush-ms)\n",
+			watch_prog_name(&w->a), w->loop_name);
+	if (w->quiet || w->a.print)
+		return;
 	if (w->a.json)
 		json_start(w);
 	else if (w->tty)
@@ -297,6 +412,10 @@ void watch_view_interval(struct watch *w, const struct watch_row *rows,
 {
 	double t = (double)(watch_now_ns() - w->t0_ns) / 1e9;
 
+	if (w->a.print)
+		watch_print_flush(w, false);
+	if (w->quiet || w->a.print)
+		return;
 	if (w->a.json)
 		json_interval(w, rows, total, dt);
 	else if (w->tty)
@@ -305,6 +424,8 @@ void watch_view_interval(struct watch *w, const struct watch_row *rows,
 		pipe_row(w, &rows[i], t, dt);
 	if (!w->a.json && !w->tty)
 		pipe_row(w, total, t, dt);
+	if (!w->a.json && !w->tty)
+		watch_byview_pipe(w, t, dt);
 	fflush(stdout);
 }
 
@@ -335,6 +456,7 @@ static void text_summary(const struct watch *w, const struct watch_row *rows,
 		snprintf(lead, sizeof(lead), "  cpu %d: ", rows[i].cpu);
 		text_count_row(&rows[i], secs, lead);
 	}
+	watch_byview_summary(w);
 	if (w->signo)
 		printf("stopped by %s\n", strsignal(w->signo));
 	if (w->child > 0 && WIFEXITED(w->child_status))
@@ -346,9 +468,16 @@ static void text_summary(const struct watch *w, const struct watch_row *rows,
 void watch_view_summary(struct watch *w, const struct watch_row *rows,
 			const struct watch_row *total, double secs, int exit_code)
 {
-	if (w->a.json)
+	if (w->a.print)
+		watch_print_flush(w, true);
+	if (w->a.print)
+		fprintf(stderr, "%s: %llu samples, %llu lost\n", watch_prog_name(&w->a),
+			(unsigned long long)total->events, (unsigned long long)total->lost);
+	else if (w->a.json)
 		json_summary(w, rows, total, secs, exit_code);
-	else
+	else if (!w->quiet)
 		text_summary(w, rows, total, secs);
 	fflush(stdout);
+	free(w->frame.buf);
+	w->frame = (struct watch_frame){ 0 };
 }

@@ -7,12 +7,19 @@
  *   watch-run.c       what every loop calls: start, tick, signal, stop, finish
  *   watch-stats.c     per-CPU counters and latency histograms
  *   watch-view.c      the TTY table, the piped lines and the JSON
+ *   watch-byview.c    the --by tables in those three forms
+ *   watch-print.c     --print: one perf-script line per sample, time-ordered
+ *   watch-metrics.c   the /metrics page (Prometheus text format)
+ *   watch-http.c      --listen: evhttp on the libevent loop, bounded clients
+ *   fieldcount.c      --by: a field's values counted (shared with the exporter)
  *   watch-epoll.c, watch-uv.c, watch-event.c, watch-ev.c   one loop each
  * No loop header is included here: ev.h and event2/event.h cannot share a file. */
 #ifndef PERFRING_WATCH_H
 #define PERFRING_WATCH_H
 
 #include <perfring/perfring.h>
+
+#include "fieldcount.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,10 +30,14 @@
 #define WATCH_HIST_SUB (1u << WATCH_HIST_LOG)
 #define WATCH_HIST_N (64 * WATCH_HIST_SUB)
 #define WATCH_NS 1000000000ull
+#define WATCH_MAX_BY 16
+#define WATCH_LAT_BUCKETS 19                /* /metrics: 10 us to 10 s, 1-2.5-5 a decade */
 
 /* Exit codes besides the command's own status. */
 #define WATCH_EXIT_FAIL 1
 #define WATCH_EXIT_USAGE 2
+
+enum watch_prog { WATCH_PROG_WATCH, WATCH_PROG_EXPORTER };
 
 enum watch_loop_kind { WATCH_LOOP_DEFAULT, WATCH_LOOP_EPOLL, WATCH_LOOP_UV, WATCH_LOOP_EVENT,
 		       WATCH_LOOP_EV };
@@ -50,6 +61,14 @@ struct watch_args {
 	bool watermark_set;
 	double duration_s;                  /* 0 = until a signal */
 	bool json;
+	enum watch_prog prog;
+	const char *filter[WATCH_MAX_EVENTS];   /* --filter of tp[i], or NULL */
+	const char *by[WATCH_MAX_BY];       /* --by SYSTEM:NAME:FIELD, pointing into argv */
+	size_t by_cnt;
+	char by_event[WATCH_MAX_BY][FC_NAME_MAX];   /* a --by event -e did not name */
+	uint32_t top, max_series;           /* --top (0 = fit the screen), --max-series */
+	bool print;
+	const char *listen;                 /* --listen ADDR:PORT, or NULL */
 };
 
 struct watch_hist {
@@ -74,8 +93,38 @@ struct watch_cpu {
 	bool hup;
 };
 
+struct watch;
+
+/* One event of the session: the sample callback's context. */
+struct watch_ev {
+	struct watch *w;
+	struct perfring_event *ev;
+	size_t idx;
+	struct fieldcount *by[WATCH_MAX_BY];    /* the --by counters of this event */
+	size_t nby;
+	struct watch_fmt *fmt;              /* --print: its fields, or NULL */
+};
+
+/* The TTY frame: built whole, then written at once. */
+struct watch_frame {
+	char *buf;
+	size_t len, cap;
+	int cols, rows;
+	bool utf8;
+};
+
 struct watch {
 	struct watch_args a;
+	struct watch_ev evs[2 * WATCH_MAX_EVENTS + 2];
+	struct fieldcount by[WATCH_MAX_BY];
+	size_t nby;
+	uint64_t *ev_cpu_samples;           /* [event idx * ncpu + cpu slot] */
+	uint64_t lat_b[WATCH_LAT_BUCKETS + 1];  /* the last one: above 10 s */
+	uint64_t lat_sum_ns;
+	struct watch_print *print;          /* --print state, or NULL */
+	struct watch_http *http;            /* --listen state, or NULL */
+	struct watch_frame frame;
+	bool quiet;                         /* no table, no summary (a server) */
 	struct perfring_session *s;
 	const char *loop_name;
 	const char *names[2 * WATCH_MAX_EVENTS + 2];
@@ -102,6 +151,8 @@ struct watch {
 /* watch-args.c: 0 = run, 1 = --help/--version printed, 2 = bad arguments
  * (one line on stderr already printed). */
 int watch_args_parse(struct watch_args *a, int argc, char **argv);
+int watch_args_parse_as(struct watch_args *a, enum watch_prog prog, int argc, char **argv);
+const char *watch_prog_name(const struct watch_args *a);
 void watch_args_free(struct watch_args *a);
 const char *watch_sw_name(enum perfring_software kind);
 
@@ -145,7 +196,43 @@ void watch_row_run(const struct watch *w, size_t i, struct watch_row *r);
 void watch_row_total(const struct watch *w, const struct watch_row *rows, bool run,
 		     struct watch_row *total);
 
+/* watch-stats.c: the /metrics latency buckets' upper bounds, in ns. */
+extern const uint64_t watch_lat_le_ns[WATCH_LAT_BUCKETS];
+
+/* watch-session.c helpers for --by and --filter, in watch-byview.c's side. */
+int watch_by_bind(struct watch *w, const char *spec, struct watch_ev *e);
+void watch_by_free(struct watch *w);
+void watch_by_interval_reset(struct watch *w);
+
+/* watch-byview.c: the --by tables. */
+void watch_byview_tty(struct watch *w, double dt);
+void watch_byview_pipe(struct watch *w, double t, double dt);
+void watch_byview_json(const struct watch *w, bool run, double dt);
+void watch_byview_summary(const struct watch *w);
+
+/* watch-print.c: --print. */
+int watch_print_open(struct watch *w);
+int watch_print_bind(struct watch *w, struct watch_ev *e);
+void watch_print_sample(struct watch *w, const struct watch_ev *e,
+			const struct perfring_sample *smp);
+void watch_print_flush(struct watch *w, bool all);
+void watch_print_close(struct watch *w);
+
+/* watch-metrics.c: the /metrics page in *buf (malloc'd, the caller frees
+ * it), *len bytes. 0, or -ENOMEM with nothing to free. */
+int watch_metrics_page(const struct watch *w, char **buf, size_t *len);
+
+/* watch-http.c (libevent builds): --listen on the loop's event_base.
+ * stop: no new connections, the loop breaks once the ones open are answered
+ * (2 s at most). */
+struct event_base;
+int watch_http_start(struct watch *w, struct event_base *base);
+void watch_http_stop(struct watch *w);
+void watch_http_free(struct watch *w);
+
 /* watch-view.c */
+void watch_json_str(const char *s);
+void watch_frame_line(struct watch *w, const char *text);
 void watch_view_start(struct watch *w);
 void watch_view_interval(struct watch *w, const struct watch_row *rows,
 			 const struct watch_row *total, double dt);
