@@ -1,8 +1,10 @@
-/* One session, one thread per CPU: each thread has its own epoll set holding
- * only its CPU's fd and calls parse_for_cpu for it (safe concurrently for
- * different CPUs). The seed request's "pipeline thread per core".
+/* One session, one thread per CPU: each thread runs its own reactor over its
+ * CPU alone, on its own epoll set (epoll-driver.c), so CPUs are parsed in
+ * parallel (safe for different CPUs). The seed request's "pipeline thread
+ * per core". The reactors are made on the main thread: attaching is not
+ * thread-safe, driving each one from its own thread is.
  * usage: thread-per-cpu [SECONDS]   (as root) */
-#include <perfring/perfring.h>
+#include "epoll-driver.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -12,8 +14,8 @@
 #include <unistd.h>
 
 struct worker {
-	struct perfring_session *s;
-	int cpu, fd;
+	int cpu, ep;
+	struct epoll_driver d;
 	time_t end;
 	unsigned long samples;
 };
@@ -21,27 +23,34 @@ struct worker {
 static int on_switch(const struct perfring_sample *smp, void *ctx)
 {
 	(void)smp;
-	(void)ctx;
+	__atomic_fetch_add((unsigned long *)ctx, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
 static void *run(void *arg)
 {
 	struct worker *w = arg;
-	struct epoll_event ev = { .events = EPOLLIN };
-	int ep = epoll_create1(EPOLL_CLOEXEC), n;
+	struct epoll_event evs[8];
+	int n;
 
-	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, w->fd, &ev) < 0)
-		return NULL;
 	while (time(NULL) < w->end) {
-		/* The 100 ms timeout flushes records below the watermark. */
-		epoll_wait(ep, &ev, 1, 100);
-		n = perfring_session_parse_for_cpu(w->s, w->cpu);
-		if (n > 0)
-			w->samples += (unsigned long)n;
+		n = epoll_wait(w->ep, evs, 8, epoll_driver_timeout(&w->d) ? 1000 : 0);
+		for (int i = 0; i < n; i++)
+			epoll_driver_event(&w->d, &evs[i]);
+		epoll_driver_after(&w->d);
 	}
-	close(ep);
 	return NULL;
+}
+
+/* The worker's epoll set, its driver, and a reactor over its CPU. */
+static int attach(struct perfring_session *s, struct worker *w)
+{
+	struct perfring_loop_opts lo = { .sz = sizeof(lo), .cpus = &w->cpu, .cpu_cnt = 1 };
+
+	w->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (w->ep < 0 || epoll_driver_open(&w->d, w->ep))
+		return -1;
+	return perfring_reactor_new(s, &lo, &epoll_driver_ops, &w->d, &w->d.r);
 }
 
 int main(int argc, char **argv)
@@ -50,13 +59,15 @@ int main(int argc, char **argv)
 	const struct perfring_cpu_fd *fds;
 	struct perfring_session *s = NULL;
 	struct perfring_event *ev;
+	unsigned long total = 0;
 	struct worker *w;
 	pthread_t *t;
-	size_t n;
+	size_t n, i;
+	int ok = 1;
 
 	if (perfring_session_new(&o, &s) ||
 	    perfring_session_add_tracepoint(s, "sched", "sched_switch", &ev) ||
-	    perfring_event_set_callback(ev, on_switch, NULL) || perfring_session_start(s)) {
+	    perfring_event_set_callback(ev, on_switch, &total) || perfring_session_start(s)) {
 		fprintf(stderr, "thread-per-cpu: %s\n", perfring_session_last_error(s));
 		perfring_session_free(s);
 		return 1;
@@ -64,16 +75,27 @@ int main(int argc, char **argv)
 	n = perfring_session_fds(s, &fds);
 	w = calloc(n, sizeof(*w));
 	t = calloc(n, sizeof(*t));
-	for (size_t i = 0; w && t && i < n; i++) {
-		w[i] = (struct worker){ s, fds[i].cpu, fds[i].fd, time(NULL) + (argc > 1 ? atoi(argv[1]) : 3), 0 };
+	ok = w && t;
+	for (i = 0; ok && i < n; i++)
+		w[i] = (struct worker){ .cpu = fds[i].cpu, .ep = -1, .d.tfd = -1,
+					.end = time(NULL) + (argc > 1 ? atoi(argv[1]) : 3) };
+	for (i = 0; ok && i < n; i++)
+		ok = attach(s, &w[i]) == 0;
+	for (i = 0; ok && i < n; i++)
 		pthread_create(&t[i], NULL, run, &w[i]);
-	}
-	for (size_t i = 0; w && t && i < n; i++) {
+	for (i = 0; ok && i < n; i++)
 		pthread_join(t[i], NULL);
-		printf("cpu %d: %lu context switches\n", w[i].cpu, w[i].samples);
+	if (!ok)
+		fprintf(stderr, "thread-per-cpu: %s\n", perfring_session_last_error(s));
+	printf("%lu context switches on %zu CPUs\n", total, n);
+	for (i = 0; w && t && i < n; i++) {
+		perfring_reactor_free(w[i].d.r);
+		epoll_driver_close(&w[i].d);
+		if (w[i].ep >= 0)
+			close(w[i].ep);
 	}
 	free(w);
 	free(t);
 	perfring_session_free(s);
-	return 0;
+	return !ok;
 }

@@ -11,45 +11,37 @@
 struct watch {
 	ev_io io;
 	struct perfring_libev *a;
-	size_t slot;
 };
 
 struct perfring_libev {
 	struct perfring_reactor *r;
 	struct ev_loop *loop;
-	struct watch **w;       /* by slot; NULL when not watched */
-	size_t n;
-	bool detaching;
 	ev_timer timer;
 	ev_idle idle;
+	struct watch w[];       /* by slot */
 };
 
-/* libev folds POLLHUP into EV_READ; the reactor checks for it. */
+/* libev reports a hang-up as EV_READ; the reactor asks poll(2). */
 static void on_io(EV_P_ ev_io *io, int revents)
 {
 	struct watch *w = (struct watch *)io;
 
-	perfring_reactor_on_ready(w->a->r, w->slot, (revents & EV_ERROR) ? POLLERR : POLLIN);
+	perfring_reactor_on_ready(w->a->r, (size_t)(w - w->a->w),
+				  (revents & EV_ERROR) ? POLLERR : POLLIN);
 }
 
 static int watch(void *loop, size_t slot, int fd, bool on)
 {
 	struct perfring_libev *a = loop;
-	struct watch *w = on ? calloc(1, sizeof(*w)) : a->w[slot];
+	struct watch *w = &a->w[slot];
 
-	if (!w)
-		return -ENOMEM;
 	if (!on) {
 		ev_io_stop(a->loop, &w->io);
-		free(w);
-		a->w[slot] = NULL;
 		return 0;
 	}
 	w->a = a;
-	w->slot = slot;
 	ev_io_init(&w->io, on_io, fd, EV_READ);
 	ev_io_start(a->loop, &w->io);
-	a->w[slot] = w;
 	return 0;
 }
 
@@ -87,14 +79,12 @@ static int timer(void *loop, uint32_t ms)
 	return 0;
 }
 
+/* The reactor stopped every watcher before; nothing of libev's is left. */
 static void destroy(void *loop)
 {
 	struct perfring_libev *a = loop;
 
-	ev_timer_stop(a->loop, &a->timer);
-	ev_idle_stop(a->loop, &a->idle);
 	perfring_reactor_destroyed(a->r);
-	free(a->w);
 	free(a);
 }
 
@@ -114,11 +104,8 @@ PERFRING_API int perfring_libev_attach(struct perfring_session *s, struct ev_loo
 		*out = NULL;
 	if (!s || !loop || !out)
 		return -EINVAL;
-	if (!(a = calloc(1, sizeof(*a))) ||
-	    !(a->w = calloc((a->n = perfring_session_fds(s, NULL)) + 1, sizeof(*a->w)))) {
-		free(a);
+	if (!(a = calloc(1, sizeof(*a) + perfring_session_fds(s, NULL) * sizeof(a->w[0]))))
 		return -ENOMEM;
-	}
 	a->loop = loop;
 	ev_idle_init(&a->idle, on_idle);
 	ev_timer_init(&a->timer, on_timer, 0., 0.);
@@ -131,8 +118,6 @@ PERFRING_API int perfring_libev_attach(struct perfring_session *s, struct ev_loo
 
 PERFRING_API void perfring_libev_detach(struct perfring_libev *a)
 {
-	if (!a || a->detaching)
-		return;
-	a->detaching = true;
-	perfring_reactor_free(a->r);
+	if (a) /* a second call inside a callback finds the reactor freeing */
+		perfring_reactor_free(a->r);
 }

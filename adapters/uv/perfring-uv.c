@@ -8,78 +8,69 @@
 #include <stdlib.h>
 
 struct watch {
-	uv_poll_t poll;
-	struct perfring_libuv *a;
-	size_t slot;
+	uv_poll_t poll;         /* .data: the adapter */
+	int fd;                 /* the fd poll was made for; -1: not made */
 };
 
+/* Every handle is made on first use, so that an attach refused before the
+ * reactor asks for anything leaves nothing on the loop. */
 struct perfring_libuv {
 	struct perfring_reactor *r;
 	uv_loop_t *loop;
-	struct watch **w;       /* by slot; NULL when not watched */
-	size_t n, open;         /* open: handles not yet through their close callback */
-	bool detaching, destroying;
-	void (*done)(void *ctx);
-	void *done_ctx;
-	uv_timer_t timer;       /* these two are made on first use: an attach */
-	uv_idle_t idle;         /* refused before leaves nothing on the loop */
+	size_t open, n;         /* open: made and not through their close callback */
+	uv_timer_t timer;
+	uv_idle_t idle;
+	struct watch w[];       /* by slot */
 };
 
-static void finish(struct perfring_libuv *a)
+/* Drops one handle (or destroy's hold); the last frees the reactor (which
+ * calls detach's done), then us. */
+static void release(struct perfring_libuv *a)
 {
-	void (*done)(void *ctx) = a->done;
-	void *ctx = a->done_ctx;
-
+	if (--a->open)
+		return;
 	perfring_reactor_destroyed(a->r);
-	free(a->w);
 	free(a);
-	if (done)
-		done(ctx);
 }
 
 static void on_closed(uv_handle_t *h)
 {
-	struct perfring_libuv *a = h->type == UV_POLL ? ((struct watch *)h->data)->a : h->data;
-
-	if (h->type == UV_POLL)
-		free(h->data);
-	if (!--a->open && a->destroying)
-		finish(a);
+	release(h->data);
 }
 
 static void on_poll(uv_poll_t *p, int status, int events)
 {
-	struct watch *w = p->data;
+	struct perfring_libuv *a = p->data;
 
-	perfring_reactor_on_ready(w->a->r, w->slot, (status < 0 ? POLLERR : 0) |
-				  ((events & UV_READABLE) ? POLLIN : 0) |
+	perfring_reactor_on_ready(a->r, (size_t)((struct watch *)p - a->w),
+				  (status < 0 ? POLLERR : 0) | ((events & UV_READABLE) ? POLLIN : 0) |
 				  ((events & UV_DISCONNECT) ? POLLHUP : 0));
 }
 
-/* A handle per watch, freed in its close callback: a slot can be watched
- * again at once, with another fd if need be. */
+/* Counts h if its init succeeded (err 0); returns err. */
+static int made(struct perfring_libuv *a, uv_handle_t *h, int err)
+{
+	if (!err) {
+		h->data = a;
+		a->open++;
+	}
+	return err;
+}
+
 static int watch(void *loop, size_t slot, int fd, bool on)
 {
 	struct perfring_libuv *a = loop;
-	struct watch *w = on ? calloc(1, sizeof(*w)) : a->w[slot];
-	int err = w ? 0 : -ENOMEM;
+	struct watch *w = &a->w[slot];
+	int err;
 
-	if (!on || err) {
-		if (w)
-			uv_close((uv_handle_t *)&w->poll, on_closed);
-		a->w[slot] = NULL;
+	if (!on)
+		return uv_poll_stop(&w->poll);
+	if (w->fd >= 0 && w->fd != fd)
+		return -EBUSY; /* a slot's new fd would need a handle of its own */
+	if (w->fd < 0 && (err = made(a, (uv_handle_t *)&w->poll, uv_poll_init(a->loop, &w->poll, fd))))
 		return err;
-	}
-	*w = (struct watch){ .poll.data = w, .a = a, .slot = slot };
-	if ((err = uv_poll_init(a->loop, &w->poll, fd))) {
-		free(w);
-		return err;
-	}
-	a->open++;
-	if ((err = uv_poll_start(&w->poll, UV_READABLE | UV_DISCONNECT, on_poll)))
-		uv_close((uv_handle_t *)&w->poll, on_closed);
-	a->w[slot] = err ? NULL : w;
-	return err;
+	w->fd = fd;
+	return uv_poll_start(&w->poll, UV_READABLE | UV_DISCONNECT, on_poll);
 }
 
 static void on_idle(uv_idle_t *h)
@@ -88,42 +79,43 @@ static void on_idle(uv_idle_t *h)
 	perfring_reactor_on_soon(((struct perfring_libuv *)h->data)->r);
 }
 
+static void on_timer(uv_timer_t *t)
+{
+	perfring_reactor_on_timer(((struct perfring_libuv *)t->data)->r);
+}
+
 static int soon(void *loop, bool on)
 {
 	struct perfring_libuv *a = loop;
 
-	if (!a->idle.loop && on && !uv_idle_init(a->loop, &a->idle))
-		a->open++;
-	a->idle.data = a;
+	if (!a->idle.loop && made(a, (uv_handle_t *)&a->idle, uv_idle_init(a->loop, &a->idle)))
+		return -ENOMEM;
 	return on ? uv_idle_start(&a->idle, on_idle) : uv_idle_stop(&a->idle);
-}
-
-static void on_timer(uv_timer_t *t)
-{
-	perfring_reactor_on_timer(((struct perfring_libuv *)t->data)->r);
 }
 
 static int timer(void *loop, uint32_t ms)
 {
 	struct perfring_libuv *a = loop;
 
-	if (!a->timer.loop && ms && !uv_timer_init(a->loop, &a->timer))
-		a->open++;
-	a->timer.data = a;
+	if (!a->timer.loop && made(a, (uv_handle_t *)&a->timer, uv_timer_init(a->loop, &a->timer)))
+		return -ENOMEM;
 	return ms ? uv_timer_start(&a->timer, on_timer, ms, 0) : uv_timer_stop(&a->timer);
 }
 
 static void destroy(void *loop)
 {
 	struct perfring_libuv *a = loop;
+	size_t i;
 
-	a->destroying = true;
+	a->open++; /* held until every close is asked for: with none, we end here */
+	for (i = 0; i < a->n; i++)
+		if (a->w[i].fd >= 0)
+			uv_close((uv_handle_t *)&a->w[i].poll, on_closed);
 	if (a->timer.loop)
 		uv_close((uv_handle_t *)&a->timer, on_closed);
 	if (a->idle.loop)
 		uv_close((uv_handle_t *)&a->idle, on_closed);
-	if (!a->open)
-		finish(a);
+	release(a);
 }
 
 static const struct perfring_loop_ops ops = {
@@ -135,19 +127,17 @@ PERFRING_API int perfring_libuv_attach(struct perfring_session *s, uv_loop_t *lo
 				       const struct perfring_loop_opts *opts,
 				       struct perfring_libuv **out)
 {
+	size_t n = s ? perfring_session_fds(s, NULL) : 0, i;
 	struct perfring_libuv *a;
 	int err;
 
 	if (!s || !loop || !out)
 		return -EINVAL;
-	*out = NULL;
-	if (!(a = calloc(1, sizeof(*a))) ||
-	    !(a->w = calloc((a->n = perfring_session_fds(s, NULL)) + 1, sizeof(*a->w)))) {
-		free(a);
+	if (!(*out = a = calloc(1, sizeof(*a) + n * sizeof(a->w[0]))))
 		return -ENOMEM;
-	}
 	a->loop = loop;
-	*out = a;
+	for (a->n = n, i = 0; i < n; i++)
+		a->w[i].fd = -1;
 	if ((err = perfring_reactor_new(s, opts, &ops, a, &a->r)))
 		*out = NULL;
 	return err;
@@ -156,10 +146,6 @@ PERFRING_API int perfring_libuv_attach(struct perfring_session *s, uv_loop_t *lo
 PERFRING_API void perfring_libuv_detach(struct perfring_libuv *a, void (*done)(void *ctx),
 					void *ctx)
 {
-	if (!a || a->detaching)
-		return;
-	a->detaching = true;
-	a->done = done;
-	a->done_ctx = ctx;
-	perfring_reactor_free(a->r);
+	if (a) /* a second call before done finds the reactor freeing: nothing */
+		perfring_reactor_free_then(a->r, done, ctx);
 }

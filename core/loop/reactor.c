@@ -42,6 +42,8 @@ struct perfring_reactor {
 	uint64_t samples;
 	uint32_t flush_ms;      /* 0 = never */
 	bool freeing, destroy_due, in_destroy, destroyed;
+	void (*done)(void *ctx);     /* perfring_reactor_free_then's */
+	void *done_ctx;
 	struct perfring_session *s;  /* NULL once the session let go (R6) */
 	struct pr_attachment att;
 	struct perfring_loop_ops ops;
@@ -56,8 +58,13 @@ static void enter(struct perfring_reactor *r)
 
 static void finish_destroy(struct perfring_reactor *r)
 {
+	void (*done)(void *ctx) = r->done;
+	void *ctx = r->done_ctx;
+
 	free(r->slots);
 	free(r);
+	if (done)
+		done(ctx);
 }
 
 static void run_destroy(struct perfring_reactor *r)
@@ -430,9 +437,17 @@ PERFRING_API int perfring_reactor_new(struct perfring_session *s,
 
 PERFRING_API void perfring_reactor_free(struct perfring_reactor *r)
 {
+	perfring_reactor_free_then(r, NULL, NULL);
+}
+
+PERFRING_API void perfring_reactor_free_then(struct perfring_reactor *r, void (*done)(void *ctx),
+					     void *ctx)
+{
 	if (!r || r->freeing)
 		return;
 	r->freeing = true;
+	r->done = done;
+	r->done_ctx = ctx;
 	quiesce(r);
 	if (r->s)
 		pr_detach(r->s, &r->att);

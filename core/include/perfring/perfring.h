@@ -484,6 +484,11 @@ PERFRING_API void perfring_reactor_on_timer(struct perfring_reactor *r);
  *  when the driver calls perfring_reactor_destroyed(). Safe inside any
  *  callback; a second call, and a call with NULL, do nothing. */
 PERFRING_API void perfring_reactor_free(struct perfring_reactor *r);
+/** As perfring_reactor_free, then done(ctx) (may be NULL) once r is freed,
+ *  after the driver's perfring_reactor_destroyed(). A call while r is
+ *  already being freed does nothing: done stays the first call's. */
+PERFRING_API void perfring_reactor_free_then(struct perfring_reactor *r, void (*done)(void *ctx),
+					     void *ctx);
 /** The driver: destroy() has finished (from inside destroy() or later).
  *  r is invalid after it. NULL does nothing. */
 PERFRING_API void perfring_reactor_destroyed(struct perfring_reactor *r);

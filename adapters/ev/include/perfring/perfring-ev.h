@@ -2,11 +2,17 @@
 /*
  * libperfring-ev: run a libperfring session on a libev loop.
  *
- * Each watched CPU's ring fd gets an ev_io; a repeating ev_timer drains every
- * ring at perfring_reactor_flush_ms() (the loop opts' flush_ms, else the
- * session's); with a budget, a ring that still holds records is continued
- * from an ev_idle (priority 0), so other watchers and timers run between
- * batches. Only the multiplicity API is used: pass the loop explicitly.
+ * A driver for the core's reactor (perfring_reactor_new), which decides
+ * everything: when to drain, continue a budgeted drain, flush, and stop
+ * watching. The four operations, in libev's terms:
+ *   watch(slot, fd, on)  an ev_io on the ring's fd: ev_io_start / ev_io_stop
+ *   soon(on)             an ev_idle: it runs once the other watchers and due
+ *                        timers have, so they get their turn between batches
+ *   timer(ms)            an ev_timer, one-shot: the flush
+ *   destroy()            frees the adapter (every watcher is stopped by then)
+ * ev_io_start reaches the backend at the next loop iteration
+ * (PERFRING_LOOP_WATCH_LATE). Only the multiplicity API is used: pass the
+ * loop explicitly.
  *
  * Rules
  *  - A session attached to a loop must not also be parsed from another

@@ -2,12 +2,16 @@
 /*
  * libperfring-event: drive a perfring session from a libevent event_base.
  *
- * Each watched CPU's ring fd gets a persistent EV_READ event; readiness drains
- * that ring, a budgeted drain continues from a zero-timeout timer (so other
- * events and timers on the base run between batches), and a persistent timer
- * drains every ring each flush interval. A fd that reports HUP (the traced
- * task exited) is drained one last time and then no longer watched;
- * opts->on_error gets that CPU and -EPIPE once.
+ * A driver for the core's reactor (perfring_reactor_new), which decides
+ * everything: when to drain, continue a budgeted drain, flush, and stop
+ * watching a fd that reported its end (drained one last time; on_error gets
+ * that CPU and -EPIPE once). The four operations, in libevent's terms:
+ *   watch(slot, fd, on)  an EV_READ|EV_PERSIST event: event_new + event_add /
+ *                        event_free (safe inside its own callback)
+ *   soon(on)             a zero-timeout timer event, so the base's other
+ *                        events and timers run between batches
+ *   timer(ms)            a one-shot timer event: the flush
+ *   destroy()            frees the two timer events and the adapter
  *
  * Rules
  *  - Everything happens on the base's thread: attach, detach and every

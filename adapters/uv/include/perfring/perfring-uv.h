@@ -9,6 +9,17 @@
  *   ...
  *   perfring_libuv_detach(a, NULL, NULL);       // from anywhere, even a callback
  *
+ * A driver for the core's reactor (perfring_reactor_new), which decides
+ * everything: when to drain, continue a budgeted drain, flush, and stop
+ * watching. The four operations, in libuv's terms:
+ *   watch(slot, fd, on)  a uv_poll_t per slot: uv_poll_start / uv_poll_stop
+ *   soon(on)             a uv_idle_t, so other handles run between batches
+ *   timer(ms)            a uv_timer_t, one-shot: the flush
+ *   destroy()            uv_close on every handle made; the last close
+ *                        callback frees the reactor, which calls detach's done
+ * Handles reach the backend at the loop's next poll (PERFRING_LOOP_WATCH_LATE),
+ * and each is made on first use.
+ *
  * Rules
  *  - Every callback of an attached session (samples, records, on_error) runs
  *    on the loop's thread. Do not parse the session from another thread while
