@@ -43,6 +43,25 @@ void pr_registry_free(struct pr_registry *r)
 	r->nevents = 0;
 }
 
+static int silent_sample(const struct perfring_sample *smp, void *ctx)
+{
+	return 1;
+}
+
+static int silent_record(const struct perfring_record *rec, void *ctx)
+{
+	return 1;
+}
+
+void pr_registry_silence(struct pr_registry *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nevents; i++)
+		__atomic_store_n(&r->events[i]->fn, silent_sample, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->sink.fn, silent_record, __ATOMIC_RELAXED);
+}
+
 static int check_addable(struct pr_registry *r)
 {
 	if (r->frozen)
@@ -220,8 +239,8 @@ PERFRING_API int perfring_event_set_callback(struct perfring_event *ev, perfring
 {
 	if (!ev)
 		return pr_null(NULL, __func__, "ev");
-	ev->fn = fn;
 	ev->ctx = ctx;
+	__atomic_store_n(&ev->fn, fn, __ATOMIC_RELAXED);
 	return 0;
 }
 

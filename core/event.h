@@ -44,7 +44,7 @@ struct perfring_event {
 static inline bool pr_event_call(const struct perfring_event *ev,
 				 const struct perfring_sample *smp)
 {
-	perfring_sample_fn fn = ev->fn;
+	perfring_sample_fn fn = __atomic_load_n(&ev->fn, __ATOMIC_RELAXED);
 
 	return fn && fn(smp, ev->ctx);
 }
@@ -63,5 +63,9 @@ int pr_set_record_callback(struct pr_registry *r, uint32_t mask, perfring_record
 			   void *ctx);
 
 void pr_registry_free(struct pr_registry *r);
+
+/* Every callback from now on asks to stop, delivering nothing (a session
+ * freed inside a callback, R7). */
+void pr_registry_silence(struct pr_registry *r);
 
 #endif

@@ -22,15 +22,31 @@ static int started_cpu(struct perfring_session *s, int cpu, struct pr_cpu **c)
 	return 0;
 }
 
+/* A parse's end (R7): -ECANCELED when the session was freed inside it. */
+static int leave(struct perfring_session *s, int n)
+{
+	return pr_session_leave(s) ? -ECANCELED : n;
+}
+
+static int busy(struct perfring_session *s, int cpu)
+{
+	return pr_err(&s->err, -EBUSY, "CPU %d's ring is being parsed already (by a callback of "
+		      "that parse, or by another thread): one parse of a ring at a time", cpu);
+}
+
 PERFRING_API int perfring_session_parse_for_cpu_n(struct perfring_session *s, int cpu,
 						  uint32_t max, bool *more)
 {
 	struct pr_cpu *c = NULL;
-	int err = started_cpu(s, cpu, &c);
+	int err = started_cpu(s, cpu, &c), n;
 
 	if (err)
 		return err;
-	return pr_drain(c, max, more, NULL);
+	pr_session_enter(s);
+	n = pr_drain(c, max, more, NULL);
+	if (n == -EBUSY)
+		busy(s, cpu);
+	return leave(s, n);
 }
 
 PERFRING_API int perfring_session_parse_for_cpu(struct perfring_session *s, int cpu)
@@ -38,39 +54,78 @@ PERFRING_API int perfring_session_parse_for_cpu(struct perfring_session *s, int 
 	return perfring_session_parse_for_cpu_n(s, cpu, 0, NULL);
 }
 
+/* The pull batch ends: the space goes back to the kernel, the ring to
+ * whoever parses it next. */
+static void end_pull(struct pr_cpu *c)
+{
+	pr_end(c);
+	pr_cpu_unclaim(c);
+}
+
+/* The next record of c's pull batch, begun by this thread. At the end of
+ * the snapshot the head is read again, so records written since are seen
+ * without a commit; an empty ring with nothing returned ends the batch. */
+static int pull_next(struct pr_cpu *c, struct perfring_sample *smp, struct perfring_record *rec)
+{
+	int k = pr_pull(c, smp, rec);
+
+	if (k)
+		return k;
+	pr_begin(c);
+	c->pulling = true;
+	if ((k = pr_pull(c, smp, rec)) == 0 && c->ring.tail == c->ring.meta->data_tail)
+		end_pull(c);
+	return k;
+}
+
 PERFRING_API int perfring_cpu_next(struct perfring_session *s, int cpu,
 				   struct perfring_sample *sample, struct perfring_record *rec)
 {
 	struct pr_cpu *c = NULL;
+	uintptr_t me = pr_self();
 	int err = started_cpu(s, cpu, &c);
 
 	if (err)
 		return err;
 	if (!sample || !rec)
 		return pr_null(&s->err, __func__, sample ? "rec" : "sample");
+	/* Only the holder reads pulling: it is the holder's to write. */
+	if (pr_cpu_mine(c, me) ? !c->pulling : !pr_cpu_claim(c, me))
+		return busy(s, cpu);
+	pr_session_enter(s);
 	if (!c->pulling) {
 		pr_begin(c);
 		c->pulling = true;
 	}
-	return pr_pull(c, sample, rec);
+	return leave(s, pull_next(c, sample, rec));
 }
 
 PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu)
 {
 	struct pr_cpu *c = NULL;
+	uintptr_t me = pr_self();
 	int err = started_cpu(s, cpu, &c);
 
 	if (err)
 		return err;
-	pr_end(c);
+	if (pr_cpu_mine(c, me) ? !c->pulling : !pr_cpu_claim(c, me))
+		return busy(s, cpu);
+	end_pull(c);
 	return 0;
 }
 
 PERFRING_API int perfring_session_parse_all(struct perfring_session *s)
 {
+	int n;
+
 	if (!s)
 		return pr_null(NULL, __func__, "s");
 	if (s->state == PR_NEW)
 		return pr_err(&s->err, -EINVAL, "parse before perfring_session_start");
-	return pr_merge_parse(s->merge, NULL);
+	pr_session_enter(s);
+	n = pr_merge_parse(s->merge, NULL);
+	if (n == -EBUSY)
+		pr_err(&s->err, -EBUSY, "a ring is being parsed already (by a callback of that "
+		       "parse, or by another thread): a merged parse needs every ring");
+	return leave(s, n);
 }

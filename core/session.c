@@ -8,12 +8,27 @@
 #include "base/sys.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 /* struct perfring_opts as 0.1 published it: up to flush_ms. */
 #define PR_OPTS_V01_SZ offsetof(struct perfring_opts, enable_on_exec)
+
+static bool process_is_zombie(pid_t pid)
+{
+	char path[64], *text = NULL, *p;
+	bool z = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (pr_read_file(path, 4096, &text, NULL) == 0 && (p = strrchr(text, ')')))
+		z = p[1] == ' ' && p[2] == 'Z';
+	free(text);
+	return z;
+}
 
 PERFRING_API int perfring_session_new(const struct perfring_opts *opts,
 				      struct perfring_session **out)
@@ -39,6 +54,7 @@ PERFRING_API int perfring_session_new(const struct perfring_opts *opts,
 	s->o.cpus = NULL;
 	s->o.cpu_cnt = s->ncpu;
 	s->reg.err = &s->err;
+	s->pidfd = -1;
 	*out = s;
 	return 0;
 }
@@ -55,20 +71,48 @@ static void close_rings(struct perfring_session *s)
 	s->fds = NULL;
 }
 
-PERFRING_API void perfring_session_free(struct perfring_session *s)
+static void session_free(struct perfring_session *s)
 {
 	struct pr_attachment *a;
 
-	if (!s)
-		return;
 	while ((a = s->attached)) {
 		s->attached = a->next;
 		a->release(a);
 	}
 	close_rings(s);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
 	pr_registry_free(&s->reg);
 	free(s->cpus);
 	free(s);
+}
+
+PERFRING_API void perfring_session_free(struct perfring_session *s)
+{
+	if (!s)
+		return;
+	if (!__atomic_load_n(&s->depth, __ATOMIC_ACQUIRE)) {
+		session_free(s);
+		return;
+	}
+	/* Inside a callback (R7): no callback after this one, and the last
+	 * parse to end frees. */
+	if (__atomic_exchange_n(&s->closing, true, __ATOMIC_ACQ_REL))
+		return;
+	pr_registry_silence(&s->reg);
+}
+
+void pr_session_enter(struct perfring_session *s)
+{
+	__atomic_fetch_add(&s->depth, 1, __ATOMIC_ACQ_REL);
+}
+
+bool pr_session_leave(struct perfring_session *s)
+{
+	if (__atomic_sub_fetch(&s->depth, 1, __ATOMIC_ACQ_REL) || !pr_session_closing(s))
+		return false;
+	session_free(s);
+	return true;
 }
 
 void pr_attach(struct perfring_session *s, struct pr_attachment *a)
@@ -87,6 +131,18 @@ void pr_detach(struct perfring_session *s, struct pr_attachment *a)
 			return;
 		}
 	}
+}
+
+bool pr_session_process_gone(const struct perfring_session *s)
+{
+	struct pollfd p = { .fd = s->pidfd, .events = POLLIN };
+
+	if (s->o.pid <= 0)
+		return true;
+	if (s->pidfd >= 0)
+		return poll(&p, 1, 0) == 1;
+	/* No pidfd (an old kernel): a zombie still takes signals, so read its state. */
+	return kill(s->o.pid, 0) < 0 || process_is_zombie(s->o.pid);
 }
 
 int pr_cpu_index(const struct perfring_session *s, int cpu)
@@ -129,7 +185,7 @@ PERFRING_API int perfring_session_cpu_stats(const struct perfring_session *s, in
 	if (i < 0)
 		return pr_err(&m->err, -ENOENT, "cpu_stats: CPU %d is not watched by this session",
 			      cpu);
-	*out = s->cpu[i].st;
+	pr_cpu_stats_read(&s->cpu[i], out);
 	return 0;
 }
 
@@ -219,6 +275,10 @@ PERFRING_API int perfring_session_start(struct perfring_session *s)
 			      "record callback set");
 	if ((err = open_rings(s)))
 		return err;
+	/* R2: the end of a pid-mode session is the process's, which a pidfd
+	 * tells; without one (an old kernel) kill(2) and /proc do. */
+	if (s->o.pid > 0 && s->pidfd < 0)
+		s->pidfd = pr_pidfd_open(s->o.pid);
 	s->reg.frozen = true;
 	s->state = PR_STARTED;
 	return 0;

@@ -35,6 +35,9 @@ struct perfring_session {
 	struct perfring_cpu_fd *fds;
 	struct pr_merge *merge;     /* time order over every CPU */
 	struct pr_attachment *attached;
+	int pidfd;                  /* pid mode: readable once the process exited; -1 */
+	int depth;                  /* R7: parses in progress, from any thread */
+	bool closing;               /* R7: freed inside one of them: free at the last */
 	struct pr_errbuf err;
 };
 
@@ -48,6 +51,10 @@ static inline bool pr_wakeup_mode(const struct perfring_session *s)
 	return s->o.wakeup_watermark || s->o.wakeup_events;
 }
 
+/* R2: in pid mode, whether the watched process has exited (every thread):
+ * a ring whose fd reported HUP is only done then. Else true. */
+bool pr_session_process_gone(const struct perfring_session *s);
+
 /* Index of cpu in s->cpu, or -1. */
 int pr_cpu_index(const struct perfring_session *s, int cpu);
 
@@ -58,6 +65,17 @@ void pr_session_plan(const struct perfring_session *s, struct pr_plan *p);
  * cpu[0..n), which must be sorted by CPU and calloc'ed, instead of opening
  * the kernel's. 0 or -ENOMEM. */
 int pr_session_adopt(struct perfring_session *s, struct pr_cpu *cpu, size_t n);
+
+/* R7: a parse (from parse.c, a reactor or the wait) holds the session while
+ * it runs; perfring_session_free() inside one is carried out by the last
+ * pr_session_leave, which then returns true: s is gone. */
+void pr_session_enter(struct perfring_session *s);
+bool pr_session_leave(struct perfring_session *s);
+
+static inline bool pr_session_closing(const struct perfring_session *s)
+{
+	return __atomic_load_n(&s->closing, __ATOMIC_ACQUIRE);
+}
 
 void pr_attach(struct perfring_session *s, struct pr_attachment *a);
 void pr_detach(struct perfring_session *s, struct pr_attachment *a);

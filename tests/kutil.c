@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <pthread.h>
 #include <unistd.h>
 
 int kutil_unavailable(int err)
@@ -36,6 +37,66 @@ int kutil_pinned_getpid(void *arg)
 		return 1;
 	kutil_getpid_n(p->n);
 	return 0;
+}
+
+struct leader { const struct kleader *l; int go; };
+
+static void *leader_worker(void *arg)
+{
+	const struct leader *w = arg;
+	struct timespec ts = { 0, (long)w->l->ms * 1000000L / 20 };
+	char b;
+
+	if (read(w->go, &b, 1) != 1)
+		return NULL;
+	for (long i = 0; i < w->l->n; i++) {
+		syscall(SYS_getpid);
+		if (w->l->n >= 20 && i % (w->l->n / 20) == 0)
+			nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* Both threads exist before the session starts (it lists them), and the
+ * main thread exits at go: its fds report HUP while the worker writes. */
+int kutil_leader_start(struct kchild *c, const struct kleader *l)
+{
+	static struct leader w;
+	int go[2], p[2];
+	pthread_t t;
+	char b;
+
+	if (pipe(go) < 0 || (c->pid = fork()) < 0)
+		return -errno;
+	if (c->pid == 0) {
+		close(go[1]);
+		w = (struct leader){ l, -1 };
+		if (pipe(p) || (w.go = p[0], pthread_create(&t, NULL, leader_worker, &w)) ||
+		    read(go[0], &b, 1) != 1 || write(p[1], "g", 1) != 1)
+			_exit(127);
+		pthread_exit(NULL); /* the process lives on in the worker, and exits 0 */
+	}
+	close(go[0]);
+	c->go_fd = go[1];
+	for (int i = 0; i < 1000 && kutil_thread_count(c->pid) != 2; i++)
+		usleep(1000);
+	return kutil_thread_count(c->pid) == 2 ? 0 : -ESRCH;
+}
+
+int kutil_thread_count(pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(dir = opendir(path)))
+		return -1;
+	while ((d = readdir(dir)))
+		n += d->d_name[0] != '.';
+	closedir(dir);
+	return n;
 }
 
 struct perfring_cpu_stats kutil_stats(const struct perfring_session *s)

@@ -40,6 +40,15 @@ void kutil_getpid_n(long n);
 struct kpinned { int cpu; long n; };
 int kutil_pinned_getpid(void *arg);
 
+/* A process of two threads, both running before the caller's session
+ * starts: at kutil_child_go its main thread exits, while the other makes n
+ * getpid calls over about ms milliseconds, then exits 0 (R2). */
+struct kleader { long n; int ms; };
+struct kchild;
+int kutil_leader_start(struct kchild *c, const struct kleader *l);
+/* Threads of pid now, or -1. */
+int kutil_thread_count(pid_t pid);
+
 /* Every watched CPU's counters added up (max_fill_pct and hup: the max). */
 struct perfring_cpu_stats kutil_stats(const struct perfring_session *s);
 int kutil_pin(int cpu);

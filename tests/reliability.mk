@@ -19,3 +19,12 @@ tests_test_overload_LDADD = tests/libkutil.la tests/libprtest.la core/libperfrin
 	$(CRITERION_LIBS)
 endif
 EXTRA_DIST += docs/RELIABILITY.md
+
+# The reliability contract's rules on the real kernel (R1, R5, R7).
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_promises
+TESTS += tests/test_promises
+tests_test_promises_SOURCES = tests/test_promises.c
+tests_test_promises_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_test_promises_LDADD = tests/libkutil.la core/libperfring-core.la $(CRITERION_LIBS)
+endif

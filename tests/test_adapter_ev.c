@@ -581,3 +581,61 @@ Test(ev, attach_failure_leaves_nothing)
 	perfring_session_free(idle);
 	ev_loop_destroy(loop);
 }
+
+/* R6: the session freed with the adapter attached. The adapter's timer and
+ * watchers stay on the loop for 300 ms (3 flushes), touching nothing of the
+ * session (ASan in the sanitizer tree); detach still frees the adapter. */
+Test(ev, session_freed_while_attached_cancels_the_adapter)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
+	struct ev_loop *loop = new_loop();
+	struct kcount k = { 0 };
+	struct perfring_session *s;
+	struct perfring_libev *a;
+	uint64_t before;
+
+	s = started(&o, &k, NULL);
+	cr_assert_eq(perfring_libev_attach(s, loop, NULL, &a), 0);
+	settle(loop, s, perfring_session_fds(s, NULL));
+	perfring_session_free(s);
+	before = k.n;
+	cr_assert_not(run_until(loop, &k.n, UINT64_MAX, 0.3), "the guard ended the run");
+	cr_assert_eq(k.n, before, "a callback ran after the session was freed");
+	perfring_libev_detach(a);
+	cr_assert(run_to_end(loop), "a watcher was left on the loop");
+	ev_loop_destroy(loop);
+}
+
+/* R2: the child's main thread exits first (its fds report HUP) while its
+ * other thread writes for a second: every record arrives, and the end is
+ * reported once per CPU, after the process's. */
+Test(ev, pid_mode_follows_the_process_past_its_main_thread)
+{
+	static const struct kleader l = { 5000, 1000 };
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
+	struct perfring_loop_opts lo = { .sz = sizeof(lo), .on_error = count_error };
+	struct ev_loop *loop = new_loop();
+	struct kcount k = { 0 };
+	struct hup h = { 0 };
+	struct perfring_session *s;
+	struct perfring_libev *a;
+	uint64_t ends;
+	struct kchild c;
+
+	lo.ctx = &h;
+	cr_assert_eq(kutil_leader_start(&c, &l), 0);
+	o.pid = c.pid;
+	KCHECK(kutil_getpid_session(&o, 0, &k, &s, NULL), s);
+	KCHECK(perfring_session_start(s), s);
+	cr_assert_eq(perfring_libev_attach(s, loop, &lo, &a), 0);
+	kutil_child_go(&c);
+	ends = perfring_session_fds(s, NULL);
+	for (int i = 0; i < 500 && (uint64_t)h.total < ends; i++)
+		run_until(loop, &k.n, UINT64_MAX, 0.02);
+	cr_assert_eq(kutil_child_wait(&c), 0);
+	cr_assert_eq(k.n, 5000, "%lu of 5000 records", (unsigned long)k.n);
+	cr_assert_eq((uint64_t)h.total, ends, "the end once per CPU");
+	perfring_libev_detach(a);
+	perfring_session_free(s);
+	ev_loop_destroy(loop);
+}

@@ -638,3 +638,60 @@ Test(adapter_event, bad_arguments)
 	event_base_free(base);
 	perfring_session_free(s);
 }
+
+/* R6: the session freed with the adapter attached. The adapter's flush
+ * timer and ring events stay on the base for 300 ms (3 flushes), touching
+ * nothing of the session (ASan in the sanitizer tree); detach still frees. */
+Test(adapter_event, session_freed_while_attached_cancels_the_adapter)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
+	struct tctx t = { 0 };
+	struct perfring_session *s;
+	uint64_t before;
+
+	s = getpid_session(&o, getpid(), &t);
+	attach(&t, s, NULL);
+	perfring_session_free(s);
+	before = t.k.n;
+	cr_assert(run_for(t.base, 300), "the loop ended by itself");
+	cr_assert_eq(t.k.n, before, "a callback ran after the session was freed");
+	perfring_libevent_detach(t.a);
+	cr_assert_eq(added(t.base), 0, "detach left events on the base");
+	event_base_free(t.base);
+}
+
+/* R2: the child's main thread exits first (its fds report HUP) while its
+ * other thread writes for a second: every record arrives, and the end is
+ * reported once per CPU, after the process's. */
+struct ends { struct event_base *base; int n, want; };
+
+static void end_counted(int cpu, int err, void *ctx)
+{
+	struct ends *e = ctx;
+
+	if (err == -EPIPE && ++e->n == e->want)
+		event_base_loopbreak(e->base);
+}
+
+Test(adapter_event, pid_mode_follows_the_process_past_its_main_thread)
+{
+	static const struct kleader l = { 5000, 1000 };
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
+	struct ends e = { 0 };
+	struct perfring_loop_opts lo = { .sz = sizeof(lo), .on_error = end_counted, .ctx = &e };
+	struct tctx t = { 0 };
+	struct perfring_session *s;
+	struct kchild c;
+
+	cr_assert_eq(kutil_leader_start(&c, &l), 0);
+	o.pid = c.pid;
+	s = getpid_session(&o, 0, &t);
+	e.want = (int)nfds(s);
+	t.base = e.base = event_base_new();
+	attach(&t, s, &lo);
+	kutil_child_go(&c);
+	cr_assert_not(run_for(t.base, SAFETY_MS), "%d of %d ends", e.n, e.want);
+	cr_assert_eq(kutil_child_wait(&c), 0);
+	cr_assert_eq(t.k.n, 5000, "%lu of 5000 records", (unsigned long)t.k.n);
+	finish(&t, s);
+}

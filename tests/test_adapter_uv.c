@@ -742,3 +742,64 @@ Test(uv, attach_failing_midway_unwinds)
 	perfring_session_free(f.s);
 	fx_fini(&f);
 }
+
+/* R6: the session freed with the adapter attached. The adapter's timer and
+ * idle handle go on firing while the loop runs, touching nothing of the
+ * session (ASan in the sanitizer tree); detach still frees the adapter. */
+static void free_session_step(struct fx *f)
+{
+	if (f->ticks == 5) {
+		perfring_session_free(f->s);
+		f->s = NULL;
+		f->mark = f->k.n;
+	} else if (f->ticks == 300) { /* 3 flushes of 100 ms later */
+		detach(f);
+		uv_unref((uv_handle_t *)&f->tick);
+	}
+}
+
+Test(uv, session_freed_while_attached_cancels_the_adapter)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
+	uv_loop_t loop;
+	struct fx f;
+
+	fx_init(&f, &loop);
+	getpid_session(&f, &o, getpid());
+	attach(&f, NULL);
+	f.on_tick = free_session_step;
+	uv_ref((uv_handle_t *)&f.tick); /* the loop runs on the tick timer until detach */
+	fx_run(&f);
+	cr_assert_eq(f.k.n, f.mark, "a callback ran after the session was freed");
+	cr_assert_eq(f.done_calls, 1, "detach finished");
+	fx_fini(&f);
+}
+
+/* R2: the child's main thread exits first (its fds report HUP) while its
+ * other thread writes for a second: every record arrives, and the end is
+ * reported once per CPU, after the process's. */
+Test(uv, pid_mode_follows_the_process_past_its_main_thread)
+{
+	static const struct kleader l = { 5000, 1000 };
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
+	struct perfring_loop_opts lo = { .sz = sizeof(lo), .on_error = on_error_detach };
+	struct kchild c;
+	uv_loop_t loop;
+	struct fx f;
+
+	fx_init(&f, &loop);
+	lo.ctx = &f;
+	cr_assert_eq(kutil_leader_start(&c, &l), 0);
+	o.pid = c.pid;
+	getpid_session(&f, &o, 0);
+	f.nslots = perfring_session_fds(f.s, NULL);
+	attach(&f, &lo);
+	kutil_child_go(&c);
+	fx_run(&f);
+	cr_assert_eq(kutil_child_wait(&c), 0);
+	cr_assert_eq(f.k.n, 5000, "%llu of 5000 records", (unsigned long long)f.k.n);
+	cr_assert_eq(f.errors, (int)f.nslots, "the end once per CPU");
+	cr_assert_eq(f.done_calls, 1);
+	perfring_session_free(f.s);
+	fx_fini(&f);
+}

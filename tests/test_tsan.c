@@ -1,6 +1,8 @@
-/* parse_for_cpu on different CPUs from different threads at once, while
- * generators run. Built with --enable-tsan in CI: it must be race-free.
- * Criterion's runner crashes under TSan, so this one speaks TAP itself. */
+/* parse_for_cpu from two threads at once while generators run: on
+ * different CPUs, and both on every CPU (R1: one of them at a time parses a
+ * ring, the other gets -EBUSY), with a third thread reading the stats (R8).
+ * Built with --enable-tsan in CI: it must be race-free. Criterion's runner
+ * crashes under TSan, so this one speaks TAP itself. */
 #include "kutil.h"
 
 #include <errno.h>
@@ -15,7 +17,8 @@
 struct worker {
 	struct perfring_session *s;
 	int cpu;
-	uint64_t n, wrong_cpu;
+	bool every_cpu;         /* both CPUs in turn, not just cpu */
+	uint64_t n, busy;
 	volatile int *done;
 };
 
@@ -32,14 +35,41 @@ static void *parse_loop(void *arg)
 	int n;
 
 	kutil_pin(w->cpu);
-	for (;;) {
+	for (int turn = 0;; turn++) {
 		bool last = __atomic_load_n(w->done, __ATOMIC_ACQUIRE);
 
-		n = perfring_session_parse_for_cpu(w->s, w->cpu);
-		if (n > 0)
-			w->n += (uint64_t)n;
+		for (int i = 0; i < (last && w->every_cpu ? 2 : 1); i++) {
+			n = perfring_session_parse_for_cpu(w->s, w->every_cpu ? (turn + i) % 2 : w->cpu);
+			if (n > 0)
+				w->n += (uint64_t)n;
+			w->busy += n == -EBUSY;
+		}
 		if (last)
 			break;
+	}
+	return NULL;
+}
+
+/* R8: counters read while the rings are parsed, never going back. */
+struct reader {
+	struct perfring_session *s;
+	volatile int *done;
+	uint64_t reads, backwards;
+};
+
+static void *read_stats(void *arg)
+{
+	struct reader *r = arg;
+	struct perfring_cpu_stats st, prev[2] = { { 0 } };
+
+	while (!__atomic_load_n(r->done, __ATOMIC_ACQUIRE)) {
+		for (int cpu = 0; cpu < 2; cpu++) {
+			if (perfring_session_cpu_stats(r->s, cpu, &st))
+				continue;
+			r->backwards += st.records < prev[cpu].records || st.samples < prev[cpu].samples;
+			prev[cpu] = st;
+			r->reads++;
+		}
 	}
 	return NULL;
 }
@@ -57,7 +87,7 @@ static int failures;
 	} while (0)
 
 /* 0 pass, 1 fail, 2 skip (reason printed) */
-static int parse_for_cpu_in_two_threads(void)
+static int parse_for_cpu_in_two_threads(bool every_cpu)
 {
 	/* 512 pages hold all N records of a CPU, so even a slow (TSan) consumer
 	 * loses none: losses are reported late and would blur the count. */
@@ -68,8 +98,9 @@ static int parse_for_cpu_in_two_threads(void)
 	struct perfring_event *ev;
 	struct kchild c[2];
 	struct worker w[2];
-	pthread_t t[2];
-	volatile int done = 0;
+	struct reader rd;
+	pthread_t t[2], tr;
+	volatile int done = 0, rdone = 0;
 
 	char f[96];
 	int err;
@@ -96,8 +127,10 @@ static int parse_for_cpu_in_two_threads(void)
 		perfring_session_free(s);
 		return kutil_unavailable(err) ? 2 : 1;
 	}
+	rd = (struct reader){ s, &rdone, 0, 0 };
+	CHECK(pthread_create(&tr, NULL, read_stats, &rd) == 0, "thread");
 	for (int i = 0; i < 2; i++) {
-		w[i] = (struct worker){ s, i, 0, 0, &done };
+		w[i] = (struct worker){ s, i, every_cpu, 0, 0, &done };
 		CHECK(pthread_create(&t[i], NULL, parse_loop, &w[i]) == 0, "thread");
 	}
 	for (int i = 0; i < 2; i++)
@@ -107,12 +140,20 @@ static int parse_for_cpu_in_two_threads(void)
 	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
+	__atomic_store_n(&rdone, 1, __ATOMIC_RELEASE);
+	pthread_join(tr, NULL);
 	for (int i = 0; i < 2; i++) {
 		CHECK(perfring_session_cpu_stats(s, i, &st[i]) == 0, "stats");
-		CHECK(st[i].samples == w[i].n, "CPU %d: stats agree with the thread's count", i);
+		CHECK(every_cpu || st[i].samples == w[i].n, "CPU %d: stats agree with the thread's "
+		      "count", i);
 	}
-	printf("# delivered %llu + %llu, lost %llu\n", (unsigned long long)w[0].n,
-	       (unsigned long long)w[1].n, (unsigned long long)(st[0].lost + st[1].lost));
+	CHECK(st[0].samples + st[1].samples == w[0].n + w[1].n, "stats agree with the threads");
+	CHECK(rd.reads > 0 && rd.backwards == 0, "stats read %llu times, %llu went back",
+	      (unsigned long long)rd.reads, (unsigned long long)rd.backwards);
+	printf("# delivered %llu + %llu, lost %llu, -EBUSY %llu + %llu, stats read %llu times\n",
+	       (unsigned long long)w[0].n, (unsigned long long)w[1].n,
+	       (unsigned long long)(st[0].lost + st[1].lost), (unsigned long long)w[0].busy,
+	       (unsigned long long)w[1].busy, (unsigned long long)rd.reads);
 	CHECK(w[0].n + w[1].n == 2 * N && st[0].lost + st[1].lost == 0, "delivered != produced");
 	CHECK(w[0].n > 0 && w[1].n > 0, "both CPUs delivered");
 	perfring_session_free(s);
@@ -124,9 +165,13 @@ int main(void)
 	int r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("1..1\n");
-	r = parse_for_cpu_in_two_threads();
+	printf("1..2\n");
+	r = parse_for_cpu_in_two_threads(false);
 	printf("%s 1 - concurrency::parse_for_cpu_in_two_threads%s\n", r == 1 ? "not ok" : "ok",
 	       r == 2 ? " # SKIP perf unavailable" : "");
+	failures = 0;
+	r = parse_for_cpu_in_two_threads(true);
+	printf("%s 2 - concurrency::two_threads_on_every_cpu_ebusy_and_exact%s\n",
+	       r == 1 ? "not ok" : "ok", r == 2 ? " # SKIP perf unavailable" : "");
 	return 0;
 }

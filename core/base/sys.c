@@ -65,6 +65,12 @@ int pr_open(const char *path, int flags)
 	return faulted(PR_SYS_OPEN) ? -1 : open(path, flags | O_CLOEXEC);
 }
 
+/* Counted as an open: it is one, of a process. */
+int pr_pidfd_open(pid_t pid)
+{
+	return faulted(PR_SYS_OPEN) ? -1 : (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
 ssize_t pr_read(int fd, void *buf, size_t n)
 {
 	ssize_t r;

@@ -25,6 +25,7 @@ void *pr_calloc(size_t n, size_t sz);
 void *pr_realloc(void *p, size_t n);
 char *pr_strdup(const char *s);
 int pr_open(const char *path, int flags);
+int pr_pidfd_open(pid_t pid); /* -1 with errno */
 ssize_t pr_read(int fd, void *buf, size_t n);
 int pr_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags);
 void *pr_mmap(size_t len, int prot, int flags, int fd);

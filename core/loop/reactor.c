@@ -23,6 +23,7 @@ struct slot {
 	struct pr_cpu *c;
 	int fd;
 	bool watched;
+	bool orphan;     /* pid mode: its fd's task exited, the process lives on */
 	bool more;       /* a budgeted drain left records behind */
 	int end;         /* 0, or the error the fd reported: unwatch once drained */
 };
@@ -37,6 +38,7 @@ struct perfring_reactor {
 	bool merged;
 	volatile bool cancelled;
 	bool soon_on, merge_due, stopped;
+	size_t orphans;         /* slots drained on the timer alone (R2) */
 	int settle;
 	size_t n;
 	uint64_t samples;
@@ -106,12 +108,17 @@ static void want_soon(struct perfring_reactor *r, int cpu)
 		report(r, cpu, err);
 }
 
+/* With flushing off, rings of a process whose first task exited still need
+ * the timer: nothing else tells when to read them (R2). */
+#define ORPHAN_MS 100
+
 /* A timer the loop cannot re-arm is a loop error of no one CPU: -1. */
 static void arm_timer(struct perfring_reactor *r)
 {
+	uint32_t ms = r->flush_ms ? r->flush_ms : r->orphans ? ORPHAN_MS : 0;
 	int err;
 
-	if (r->flush_ms && !r->cancelled && (err = r->ops.timer(r->loop, r->flush_ms)))
+	if (ms && !r->cancelled && (err = r->ops.timer(r->loop, ms)))
 		report(r, -1, err);
 }
 
@@ -133,33 +140,68 @@ static void end_slot(struct perfring_reactor *r, struct slot *sl)
 	unwatch(r, sl);
 	if (err == -EPIPE) {
 		sl->c->ended = true;
-		sl->c->st.hup = 1;
+		PR_STAT_SET(sl->c, hup, 1);
 	}
 	report(r, sl->c->cpu, err);
 }
 
+/* A drain holds the session (R7): freed inside it, the session released r
+ * (cancelled) and nothing of either may be touched after. */
+static bool drained(struct perfring_reactor *r, struct perfring_session *s, int n)
+{
+	if (pr_session_leave(s))
+		return false;
+	if (n > 0) /* -EBUSY: another parse holds the ring (R1) and reads it */
+		r->samples += (uint64_t)n;
+	return true;
+}
+
+/* R2: in pid mode a HUP is the exit of the task that owns the fd, not of the
+ * process, whose other tasks go on writing into the ring. Until the process
+ * exits, the ring is read on every timer pass instead of watched (its fd
+ * would report HUP forever); after it, one more drain and the end. */
+static void end_or_orphan(struct perfring_reactor *r, struct slot *sl)
+{
+	if (sl->end != -EPIPE || !r->pid_mode || pr_session_process_gone(r->s)) {
+		end_slot(r, sl);
+		return;
+	}
+	unwatch(r, sl);
+	sl->orphan = true;
+	sl->end = 0;
+	if (!r->orphans++ && !r->flush_ms)
+		arm_timer(r);
+}
+
 static void drain_slot(struct perfring_reactor *r, struct slot *sl)
 {
-	r->samples += (uint64_t)pr_drain(sl->c, r->budget, &sl->more, &r->cancelled);
+	struct perfring_session *s = r->s;
+
+	pr_session_enter(s);
+	if (!drained(r, s, pr_drain(sl->c, r->budget, &sl->more, &r->cancelled)))
+		return;
 	if (r->cancelled)
 		sl->more = false;
 	if (sl->more)
 		want_soon(r, sl->c->cpu);
 	else if (sl->end && !r->cancelled)
-		end_slot(r, sl);
+		end_or_orphan(r, sl);
 }
 
 /* A time-ordered pass over every ring; then the slots that reported their
  * end have been drained. */
 static void merged_pass(struct perfring_reactor *r)
 {
+	struct perfring_session *s = r->s;
 	size_t i;
 
 	r->merge_due = false;
-	r->samples += (uint64_t)pr_merge_parse(r->s->merge, &r->stopped);
+	pr_session_enter(s);
+	if (!drained(r, s, pr_merge_parse(s->merge, &r->stopped)))
+		return;
 	for (i = 0; i < r->n && !r->cancelled; i++)
 		if (r->slots[i].watched && r->slots[i].end)
-			end_slot(r, &r->slots[i]);
+			end_or_orphan(r, &r->slots[i]);
 }
 
 /* Every watched ring: budgeted, or merged. flush: counted as a flush pass
@@ -169,14 +211,14 @@ static void drain_all(struct perfring_reactor *r, bool flush)
 	size_t i;
 
 	for (i = 0; i < r->n && flush; i++)
-		if (r->slots[i].watched)
-			r->slots[i].c->st.flushes++;
+		if (r->slots[i].watched || r->slots[i].orphan)
+			PR_STAT_ADD(r->slots[i].c, flushes, 1);
 	if (r->merged) {
 		merged_pass(r);
 		return;
 	}
 	for (i = 0; i < r->n && !r->cancelled; i++)
-		if (r->slots[i].watched)
+		if (r->slots[i].watched || r->slots[i].orphan)
 			drain_slot(r, &r->slots[i]);
 }
 
@@ -208,7 +250,7 @@ PERFRING_API void perfring_reactor_on_ready(struct perfring_reactor *r, size_t s
 	enter(r);
 	revents = with_hup(r, sl, revents);
 	if (revents & POLLIN)
-		sl->c->st.wakeups++;
+		PR_STAT_ADD(sl->c, wakeups, 1);
 	if ((revents & (POLLHUP | POLLERR)) && !sl->end)
 		sl->end = (revents & POLLERR) ? -EIO : -EPIPE;
 	if (r->merged) {
@@ -244,12 +286,33 @@ PERFRING_API void perfring_reactor_on_soon(struct perfring_reactor *r)
 	leave(r);
 }
 
+/* The process is gone (checked before the drain that read its last
+ * records): its orphaned rings end. */
+static void end_orphans(struct perfring_reactor *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n && !r->cancelled; i++) {
+		if (!r->slots[i].orphan)
+			continue;
+		r->slots[i].orphan = false;
+		r->orphans--;
+		r->slots[i].end = -EPIPE;
+		end_slot(r, &r->slots[i]);
+	}
+}
+
 PERFRING_API void perfring_reactor_on_timer(struct perfring_reactor *r)
 {
+	bool gone;
+
 	if (!r || r->cancelled)
 		return;
 	enter(r);
+	gone = r->orphans && pr_session_process_gone(r->s);
 	drain_all(r, true);
+	if (gone)
+		end_orphans(r);
 	arm_timer(r);
 	leave(r);
 }
@@ -478,8 +541,9 @@ int pr_reactor_slot(struct perfring_reactor *r, size_t slot, bool on)
 		return 0;
 	enter(r);
 	if (!on) {
-		r->samples += (uint64_t)pr_drain(sl->c, 0, NULL, &r->cancelled);
-		unwatch(r, sl);
+		pr_session_enter(r->s);
+		if (drained(r, r->s, pr_drain(sl->c, 0, NULL, &r->cancelled)))
+			unwatch(r, sl);
 	} else if (!(err = r->ops.watch(r->loop, slot, sl->fd, true))) {
 		sl->watched = true;
 		drain_slot(r, sl);
@@ -509,6 +573,6 @@ size_t pr_reactor_live(const struct perfring_reactor *r)
 	size_t i, live = 0;
 
 	for (i = 0; i < r->n; i++)
-		live += r->slots[i].watched;
+		live += r->slots[i].watched || r->slots[i].orphan;
 	return live;
 }

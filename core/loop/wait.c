@@ -16,6 +16,7 @@
 #define NS_PER_MS PR_NS_PER_MS
 
 struct loop {
+	struct perfring_session *s;
 	uint64_t deadline;          /* CLOCK_MONOTONIC ns; UINT64_MAX = none */
 	bool (*should_stop)(void *ctx);
 	void *ctx;
@@ -25,6 +26,8 @@ struct loop {
 
 static bool done(struct loop *l)
 {
+	if (pr_session_closing(l->s))
+		return true;
 	if (l->stopped || (l->should_stop && l->should_stop(l->ctx)))
 		return true;
 	return l->deadline != UINT64_MAX && pr_now_ns() >= l->deadline;
@@ -35,10 +38,12 @@ static uint64_t pass(struct perfring_session *s, struct loop *l)
 {
 	uint64_t before = s->merge->records;
 	size_t i;
+	int n;
 
-	l->total += pr_merge_parse(s->merge, &l->stopped);
+	n = pr_merge_parse(s->merge, &l->stopped);
+	l->total += n > 0 ? n : 0; /* -EBUSY: another parse holds a ring (R1) */
 	for (i = 0; i < s->ncpu; i++)
-		s->cpu[i].st.flushes++;
+		PR_STAT_ADD(&s->cpu[i], flushes, 1);
 	return s->merge->records - before;
 }
 
@@ -159,15 +164,23 @@ static int run(struct perfring_session *s, struct loop *l)
 		return pr_null(NULL, "parse loop", "s");
 	if (s->state == PR_NEW)
 		return pr_err(&s->err, -EINVAL, "parse before perfring_session_start");
+	if (pr_merge_busy(s->merge))
+		return pr_err(&s->err, -EBUSY, "a ring is being parsed already (by a callback of "
+			      "that parse, or by another thread): a merged parse needs every ring");
+	l->s = s;
+	pr_session_enter(s);
 	if (!pr_wakeup_mode(s)) {
 		poll_loop(s, l);
 	} else {
 		w = wait_of(s);
 		fresh = !w;
 		if (!w && (err = wait_make(s, &w)))
-			return err;
+			return pr_session_leave(s) ? -ECANCELED : err;
 		epoll_loop(w, l, fresh);
 	}
+	/* Freed inside a callback (R7): the session went with this call. */
+	if (pr_session_leave(s))
+		return -ECANCELED;
 	return l->total > INT_MAX ? INT_MAX : (int)l->total;
 }
 

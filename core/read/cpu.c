@@ -26,3 +26,21 @@ void pr_cpu_rewind(struct pr_cpu *c)
 	c->pulling = false;
 	c->ended = false;
 }
+
+#define LOAD(f) (out->f = __atomic_load_n(&c->st.f, __ATOMIC_RELAXED))
+
+void pr_cpu_stats_read(const struct pr_cpu *c, struct perfring_cpu_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	LOAD(records);
+	LOAD(bytes);
+	LOAD(lost);
+	LOAD(corrupt);
+	LOAD(wakeups);
+	LOAD(max_fill_pct);
+	LOAD(hup);
+	LOAD(samples);
+	LOAD(late);
+	LOAD(unknown);
+	LOAD(flushes);
+}

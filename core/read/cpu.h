@@ -9,6 +9,7 @@
 #include "kernel/ring.h"
 
 #include <perfring/perfring.h>
+#include <pthread.h>
 
 struct pr_idmap {
 	uint64_t id;
@@ -32,11 +33,48 @@ struct pr_cpu {
 	const struct pr_sink *sink; /* where kernel records go */
 	struct perfring_cpu_stats st;
 	uint64_t last_time;         /* of the last record delivered */
+	uintptr_t busy;             /* R1: the parsing thread (pr_self), 0 = none */
 	bool pulling;               /* pull form holds an uncommitted batch */
 	bool ended;                 /* its fd reported the end and the ring was
 	                               drained after it: nobody watches it now */
 	char pad[64];               /* keeps CPUs parsed by different threads apart */
 };
+
+/* R1: one parse of a ring at a time, from any thread or callback. A parse
+ * claims the ring with one compare-and-swap per call, never per record. */
+static inline uintptr_t pr_self(void)
+{
+	return (uintptr_t)pthread_self();
+}
+
+static inline bool pr_cpu_claim(struct pr_cpu *c, uintptr_t me)
+{
+	uintptr_t none = 0;
+
+	return __atomic_compare_exchange_n(&c->busy, &none, me, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+static inline void pr_cpu_unclaim(struct pr_cpu *c)
+{
+	__atomic_store_n(&c->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* Whether this thread holds c (a pull batch it began). */
+static inline bool pr_cpu_mine(const struct pr_cpu *c, uintptr_t me)
+{
+	return __atomic_load_n(&c->busy, __ATOMIC_RELAXED) == me;
+}
+
+/* R8: stats are read from any thread while the ring is parsed. Only the
+ * ring's parser writes them (R1 hands the ring from one to the next with
+ * acquire and release), so a plain read and a relaxed store do; on x86 and
+ * arm64 that is the plain code. Readers load each counter relaxed. */
+#define PR_STAT_SET(c, field, v) __atomic_store_n(&(c)->st.field, (v), __ATOMIC_RELAXED)
+#define PR_STAT_ADD(c, field, n) PR_STAT_SET(c, field, (c)->st.field + (n))
+
+/* A copy of c's stats, each counter whole (not a snapshot across them). */
+void pr_cpu_stats_read(const struct pr_cpu *c, struct perfring_cpu_stats *out);
 
 /* Sorts c's id table and starts its lookups at the first entry. */
 void pr_cpu_ids_ready(struct pr_cpu *c);

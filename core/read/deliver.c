@@ -49,15 +49,15 @@ static void note_fill(struct pr_cpu *c)
 	uint64_t fill = (c->ring.head - c->ring.tail) * 100 / c->ring.size;
 
 	if (fill > c->st.max_fill_pct)
-		c->st.max_fill_pct = (uint32_t)fill;
+		PR_STAT_SET(c, max_fill_pct, (uint32_t)fill);
 }
 
 static void count_lost(struct pr_cpu *c, const struct perfring_record *r)
 {
 	if (r->type == PERF_RECORD_LOST)
-		c->st.lost += r->u.lost.lost;
+		PR_STAT_ADD(c, lost, r->u.lost.lost);
 	else if (r->type == PERF_RECORD_LOST_SAMPLES)
-		c->st.lost += r->u.lost_samples.lost;
+		PR_STAT_ADD(c, lost, r->u.lost_samples.lost);
 }
 
 /* The uncommon records: anything but a sample of a known event. */
@@ -70,18 +70,18 @@ static int decode_other(struct pr_cpu *c, const struct perf_event_header *h,
 
 	if (h->type == PERF_RECORD_SAMPLE || !pr_record_identifier(h, &id) ||
 	    !event_of(c, id, &ev)) {
-		c->st.unknown++;
+		PR_STAT_ADD(c, unknown, 1);
 		return 0;
 	}
 	rec->event = ev;
 	rec->cpu = c->cpu;
 	err = pr_decode_record(h, sample_type_of(ev), rec);
 	if (err == -ENOMSG) {
-		c->st.unknown++;
+		PR_STAT_ADD(c, unknown, 1);
 		return 0;
 	}
 	if (err) {
-		c->st.corrupt++;
+		PR_STAT_ADD(c, corrupt, 1);
 		return 0;
 	}
 	count_lost(c, rec);
@@ -93,17 +93,17 @@ int pr_decode(struct pr_cpu *c, const struct perf_event_header *h, struct perfri
 {
 	struct perfring_event *ev;
 
-	c->st.records++;
-	c->st.bytes += h->size;
+	PR_STAT_ADD(c, records, 1);
+	PR_STAT_ADD(c, bytes, h->size);
 	if (__builtin_expect(h->type == PERF_RECORD_SAMPLE && h->size >= 16, 1) &&
 	    event_of(c, pr_ld64((const uint8_t *)(h + 1)), &ev) && ev) {
 		smp->event = ev;
 		smp->cpu = c->cpu;
 		if (__builtin_expect(pr_decode_sample_fast(h, &ev->layout, smp) < 0, 0)) {
-			c->st.corrupt++;
+			PR_STAT_ADD(c, corrupt, 1);
 			return 0;
 		}
-		c->st.samples++;
+		PR_STAT_ADD(c, samples, 1);
 		return PERFRING_NEXT_SAMPLE;
 	}
 	return decode_other(c, h, rec);
@@ -113,6 +113,7 @@ int pr_dispatch(struct pr_cpu *c, const struct perf_event_header *h, bool *stop)
 {
 	struct perfring_sample smp;
 	struct perfring_record rec;
+	perfring_record_fn fn;
 
 	switch (pr_decode(c, h, &smp, &rec)) {
 	case PERFRING_NEXT_SAMPLE:
@@ -122,7 +123,8 @@ int pr_dispatch(struct pr_cpu *c, const struct perf_event_header *h, bool *stop)
 		return 1;
 	case PERFRING_NEXT_RECORD:
 		c->last_time = rec.time;
-		if (c->sink->fn && c->sink->fn(&rec, c->sink->ctx))
+		fn = __atomic_load_n(&c->sink->fn, __ATOMIC_RELAXED);
+		if (fn && fn(&rec, c->sink->ctx))
 			*stop = true;
 		return 0;
 	default:
@@ -136,7 +138,7 @@ void pr_begin(struct pr_cpu *c)
 
 	pr_ring_begin(&c->ring, &err);
 	if (err)
-		c->st.corrupt++;
+		PR_STAT_ADD(c, corrupt, 1);
 	note_fill(c);
 }
 
@@ -146,7 +148,7 @@ const struct perf_event_header *pr_peek(struct pr_cpu *c)
 	const struct perf_event_header *h = pr_ring_peek(&c->ring, &err);
 
 	if (__builtin_expect(!h && err, 0))
-		c->st.corrupt++;
+		PR_STAT_ADD(c, corrupt, 1);
 	return h;
 }
 

@@ -5,6 +5,8 @@
 #include "read/deliver.h"
 #include "read/order.h"
 
+#include <errno.h>
+
 /* Whether a record with this time goes before the run's bound. No run: all do. */
 static inline bool within(const struct pr_run *run, uint64_t time)
 {
@@ -104,6 +106,11 @@ int pr_drain(struct pr_cpu *c, uint32_t max, bool *more, const volatile bool *ca
 	bool stop = false;
 	int n;
 
+	if (!pr_cpu_claim(c, pr_self())) {
+		if (more)
+			*more = false;
+		return -EBUSY;
+	}
 	pr_begin(c);
 	if (!max && !cancel)
 		n = drain_loop(c, 0, NULL, NULL, false, &sb, &stop);
@@ -112,6 +119,7 @@ int pr_drain(struct pr_cpu *c, uint32_t max, bool *more, const volatile bool *ca
 	pr_end(c);
 	if (more)
 		*more = c->ring.tail != c->ring.head;
+	pr_cpu_unclaim(c);
 	return n;
 }
 

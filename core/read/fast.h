@@ -85,9 +85,9 @@ static inline void fast_store(struct pr_cpu *c, const struct pr_fast *k)
 {
 	c->ring.tail = k->tail;
 	c->last_time = k->last_time;
-	c->st.records += k->fast;
-	c->st.samples += k->fast;
-	c->st.bytes += k->tail - k->tail0;
+	PR_STAT_ADD(c, records, k->fast);
+	PR_STAT_ADD(c, samples, k->fast);
+	PR_STAT_ADD(c, bytes, k->tail - k->tail0);
 }
 
 /* A sample of the event with layout l, decoded as shape: l->shape, or a

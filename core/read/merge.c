@@ -136,7 +136,7 @@ static void settle(struct pr_merge *m)
 		u = &m->cur[i];
 		nw = m->newest;
 		for (j = 0; j < done && pr_late(&nw, pr_batch_item(b, i, j)->key); j++)
-			m->cpu[i].st.late++;
+			PR_STAT_ADD(&m->cpu[i], late, 1);
 		it = pr_batch_item(b, i, done - 1);
 		/* A window never crosses the wrap, so offsets grow with the tail. */
 		u->k.tail += (uint64_t)((const uint8_t *)it->h - u->data) + it->h->size -
@@ -182,7 +182,7 @@ static int __attribute__((noinline)) run(struct pr_merge *m, uint32_t i, struct 
 
 	fast_store(c, &m->cur[i].k);
 	n = pr_drain_run(c, &r, sb, stop);
-	c->st.late += r.late;
+	PR_STAT_ADD(c, late, r.late);
 	m->newest = r.newest;
 	cursor_load(m, i, sb);
 	return n;
@@ -211,7 +211,7 @@ step(struct pr_merge *m, uint32_t i, uint64_t key, struct pr_sbuf *sb, bool *sto
 	const struct perf_event_header *h;
 
 	if (key)
-		m->cpu[i].st.late += pr_late(&m->newest, key);
+		PR_STAT_ADD(&m->cpu[i], late, pr_late(&m->newest, key));
 	h = pr_cursor_at(u, u->k.tail);
 	pr_sbuf_ready(sb, u->k.ev);
 	if (!u->ready || !fast_decode(&u->k, h, &sb->smp))
@@ -236,15 +236,46 @@ static uint64_t records_of(const struct pr_merge *m)
 	return sum;
 }
 
+/* R1: a merged parse touches every ring, so it claims them all or none. */
+static bool claim_all(struct pr_merge *m)
+{
+	uintptr_t me = pr_self();
+	uint32_t i, j;
+
+	for (i = 0; i < m->n; i++) {
+		if (!pr_cpu_claim(&m->cpu[i], me)) {
+			for (j = 0; j < i; j++)
+				pr_cpu_unclaim(&m->cpu[j]);
+			return false;
+		}
+	}
+	return true;
+}
+
+bool pr_merge_busy(const struct pr_merge *m)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (__atomic_load_n(&m->cpu[i].busy, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
 int pr_merge_parse(struct pr_merge *m, bool *stopped)
 {
 	struct pr_sbuf sb = { .shape = PR_SHAPE_ANY };
-	uint64_t before = records_of(m);
+	uint64_t before;
 	const struct pr_tree_ent *w;
 	uint32_t i, last = UINT32_MAX, steps = 0;
 	bool stop = false;
 	int n = 0;
 
+	if (stopped)
+		*stopped = false;
+	if (!claim_all(m))
+		return -EBUSY;
+	before = records_of(m);
 	fill_tree(m, &sb, true);
 	while (!stop && (w = pr_tree_winner(&m->tree))) {
 		i = w->idx;
@@ -268,6 +299,7 @@ int pr_merge_parse(struct pr_merge *m, bool *stopped)
 	for (i = 0; i < m->n; i++) {
 		fast_store(&m->cpu[i], &m->cur[i].k);
 		pr_end(&m->cpu[i]);
+		pr_cpu_unclaim(&m->cpu[i]);
 	}
 	m->records += records_of(m) - before;
 	if (stopped)

@@ -26,8 +26,12 @@ void pr_merge_free(struct pr_merge *m);
 /* Forgets the newest time delivered (the rings were rewound). */
 void pr_merge_reset(struct pr_merge *m);
 
+/* Whether a parse holds one of the rings now (R1). */
+bool pr_merge_busy(const struct pr_merge *m);
+
 /* Time-ordered drain of every ring up to one snapshot of their heads.
- * *stopped (may be NULL): a callback asked to stop. Returns samples. */
+ * *stopped (may be NULL): a callback asked to stop. Returns samples, or
+ * -EBUSY with nothing done while another parse holds one of the rings. */
 int pr_merge_parse(struct pr_merge *m, bool *stopped);
 
 #endif
