@@ -6,7 +6,7 @@
  * deliver.c and parse.c, over a started synthetic session of 1 to 8 rings
  * (synth_session_new) whose bytes, heads and tails come from the input.
  *
- * fuzz-sources: tests/support/synthsession.c tests/support/synth.c core/base/*.c core/decode/*.c core/kernel/*.c core/read/*.c core/*.c core/loop/*.c
+ * fuzz-sources: the test-support library and every core source (fuzz/run.sh)
  *
  * Input layout (little endian), see also gen_parse_corpus.c:
  *
@@ -82,7 +82,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n);
 
-#define check(cond) ((cond) ? (void)0 : __builtin_trap())
+#define check(cond) ((cond) ? (void)0 : (fprintf(stderr, "check failed line %d: %s\n", __LINE__, #cond), __builtin_trap()))
 
 struct fz_ring {
 	uint64_t tail0, avail;    /* first tail; head - tail0 */
@@ -674,14 +674,14 @@ static bool setup(struct fz *f, const uint8_t *in, size_t n)
 		return false;
 	f->st = synth_session_sample_type(&f->b);
 	if ((in[6] & 1) && f->b.s->merge->batch) {
-		f->b.s->merge->batch->after = f->b.s->merge->batch->wait = f->b.s->merge->batch->wait_max = 1;
-		f->b.s->merge->batch->min_total = 1;
+		struct pr_batch *bt = f->b.s->merge->batch;
+
+		bt->after = bt->wait = bt->wait_max = 1;
+		bt->min_total = 1;
 	}
 	if (!(f->flags & FZ_NO_REC_CB)) {
 		/* set_record_callback refuses once started, and this one is. */
-		f->b.s->rec_fn = on_record;
-		f->b.s->rec_ctx = f;
-		f->b.s->rec_mask = PERFRING_REC_ALL;
+		f->b.s->reg.sink = (struct pr_sink){ on_record, f, PERFRING_REC_ALL };
 	}
 	for (j = 0; j < k; j++)
 		fill_ring(f, j, in, in + FZ_HDR + j * part, part);

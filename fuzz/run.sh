@@ -30,6 +30,8 @@ sources_for() {
 	tracefs) echo core/kernel/tracefs.c core/kernel/format.c core/decode/field.c \
 		core/base/err.c core/base/sys.c ;;
 	cpulist) echo core/kernel/cpulist.c core/base/sys.c ;;
+	parse) echo tests/support/synthsession.c tests/support/synth.c \
+		$(find core -name '*.c' -not -path 'core/include/*' | sort) ;;
 	*) sed -n 's/.*fuzz-sources:[[:space:]]*\([^*]*\).*/\1/p' "fuzz/fuzz_$1.c" | head -n 1 ;;
 	esac
 }

@@ -39,48 +39,52 @@ int kutil_pinned_getpid(void *arg)
 	return 0;
 }
 
-struct leader { const struct kleader *l; int go; };
+struct leader { const struct kleader *l; int go, tid; };
 
 static void *leader_worker(void *arg)
 {
 	const struct leader *w = arg;
 	struct timespec ts = { 0, (long)w->l->ms * 1000000L / 20 };
+	pid_t tid = (pid_t)syscall(SYS_gettid);
 	char b;
 
-	if (read(w->go, &b, 1) != 1)
+	if (write(w->tid, &tid, sizeof(tid)) != sizeof(tid) || read(w->go, &b, 1) != 1)
 		return NULL;
 	for (long i = 0; i < w->l->n; i++) {
 		syscall(SYS_getpid);
 		if (w->l->n >= 20 && i % (w->l->n / 20) == 0)
 			nanosleep(&ts, NULL);
 	}
-	return NULL;
+	/* No exit handlers: a sanitizer's would make getpid calls of its own. */
+	_exit(0);
 }
 
 /* Both threads exist before the session starts (it lists them), and the
  * main thread exits at go: its fds report HUP while the worker writes. */
-int kutil_leader_start(struct kchild *c, const struct kleader *l)
+int kutil_leader_start(struct kchild *c, struct kleader *l)
 {
 	static struct leader w;
-	int go[2], p[2];
+	int go[2], p[2], tid[2];
 	pthread_t t;
 	char b;
 
-	if (pipe(go) < 0 || (c->pid = fork()) < 0)
+	if (pipe(go) < 0 || pipe(tid) < 0 || (c->pid = fork()) < 0)
 		return -errno;
 	if (c->pid == 0) {
 		close(go[1]);
-		w = (struct leader){ l, -1 };
+		w = (struct leader){ l, -1, tid[1] };
 		if (pipe(p) || (w.go = p[0], pthread_create(&t, NULL, leader_worker, &w)) ||
 		    read(go[0], &b, 1) != 1 || write(p[1], "g", 1) != 1)
 			_exit(127);
 		pthread_exit(NULL); /* the process lives on in the worker, and exits 0 */
 	}
 	close(go[0]);
+	close(tid[1]);
 	c->go_fd = go[1];
-	for (int i = 0; i < 1000 && kutil_thread_count(c->pid) != 2; i++)
-		usleep(1000);
-	return kutil_thread_count(c->pid) == 2 ? 0 : -ESRCH;
+	if (read(tid[0], &l->worker, sizeof(l->worker)) != sizeof(l->worker))
+		l->worker = -1;
+	close(tid[0]);
+	return l->worker > 0 && kutil_thread_count(c->pid) == 2 ? 0 : -ESRCH;
 }
 
 int kutil_thread_count(pid_t pid)

@@ -43,9 +43,9 @@ int kutil_pinned_getpid(void *arg);
 /* A process of two threads, both running before the caller's session
  * starts: at kutil_child_go its main thread exits, while the other makes n
  * getpid calls over about ms milliseconds, then exits 0 (R2). */
-struct kleader { long n; int ms; };
+struct kleader { long n; int ms; pid_t worker; /* out: the other thread's tid */ };
 struct kchild;
-int kutil_leader_start(struct kchild *c, const struct kleader *l);
+int kutil_leader_start(struct kchild *c, struct kleader *l);
 /* Threads of pid now, or -1. */
 int kutil_thread_count(pid_t pid);
 

@@ -611,7 +611,7 @@ Test(ev, session_freed_while_attached_cancels_the_adapter)
  * reported once per CPU, after the process's. */
 Test(ev, pid_mode_follows_the_process_past_its_main_thread)
 {
-	static const struct kleader l = { 5000, 1000 };
+	static struct kleader l = { 5000, 1000, 0 };
 	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
 	struct perfring_loop_opts lo = { .sz = sizeof(lo), .on_error = count_error };
 	struct ev_loop *loop = new_loop();
@@ -625,7 +625,7 @@ Test(ev, pid_mode_follows_the_process_past_its_main_thread)
 	lo.ctx = &h;
 	cr_assert_eq(kutil_leader_start(&c, &l), 0);
 	o.pid = c.pid;
-	KCHECK(kutil_getpid_session(&o, 0, &k, &s, NULL), s);
+	KCHECK(kutil_getpid_session(&o, l.worker, &k, &s, NULL), s);
 	KCHECK(perfring_session_start(s), s);
 	cr_assert_eq(perfring_libev_attach(s, loop, &lo, &a), 0);
 	kutil_child_go(&c);

@@ -675,7 +675,7 @@ static void end_counted(int cpu, int err, void *ctx)
 
 Test(adapter_event, pid_mode_follows_the_process_past_its_main_thread)
 {
-	static const struct kleader l = { 5000, 1000 };
+	static struct kleader l = { 5000, 1000, 0 };
 	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
 	struct ends e = { 0 };
 	struct perfring_loop_opts lo = { .sz = sizeof(lo), .on_error = end_counted, .ctx = &e };
@@ -685,7 +685,7 @@ Test(adapter_event, pid_mode_follows_the_process_past_its_main_thread)
 
 	cr_assert_eq(kutil_leader_start(&c, &l), 0);
 	o.pid = c.pid;
-	s = getpid_session(&o, 0, &t);
+	s = getpid_session(&o, l.worker, &t);
 	e.want = (int)nfds(s);
 	t.base = e.base = event_base_new();
 	attach(&t, s, &lo);

@@ -780,7 +780,7 @@ Test(uv, session_freed_while_attached_cancels_the_adapter)
  * reported once per CPU, after the process's. */
 Test(uv, pid_mode_follows_the_process_past_its_main_thread)
 {
-	static const struct kleader l = { 5000, 1000 };
+	static struct kleader l = { 5000, 1000, 0 };
 	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
 	struct perfring_loop_opts lo = { .sz = sizeof(lo), .on_error = on_error_detach };
 	struct kchild c;
@@ -791,7 +791,7 @@ Test(uv, pid_mode_follows_the_process_past_its_main_thread)
 	lo.ctx = &f;
 	cr_assert_eq(kutil_leader_start(&c, &l), 0);
 	o.pid = c.pid;
-	getpid_session(&f, &o, 0);
+	getpid_session(&f, &o, l.worker);
 	f.nslots = perfring_session_fds(f.s, NULL);
 	attach(&f, &lo);
 	kutil_child_go(&c);

@@ -152,6 +152,16 @@ const struct perf_event_header *pr_peek(struct pr_cpu *c)
 	return h;
 }
 
+bool pr_take(struct pr_cpu *c, uintptr_t me)
+{
+	if (pr_cpu_claim(c, me))
+		return true;
+	if (!pr_cpu_mine(c, me) || !c->pulling)
+		return false;
+	pr_end(c); /* this thread's own pull batch: the parse commits it */
+	return true;
+}
+
 void pr_end(struct pr_cpu *c)
 {
 	pr_ring_end(&c->ring);

@@ -12,6 +12,11 @@ void pr_begin(struct pr_cpu *c);
 const struct perf_event_header *pr_peek(struct pr_cpu *c); /* NULL: none left */
 void pr_end(struct pr_cpu *c);
 
+/* Claims c for a parse by thread me (R1): free, or held by me for my own
+ * uncommitted pull batch, which the parse then commits. false: another
+ * parse holds it. */
+bool pr_take(struct pr_cpu *c, uintptr_t me);
+
 /* Decodes h into a sample or a kernel record, counting it. Returns
  * PERFRING_NEXT_SAMPLE, PERFRING_NEXT_RECORD, or 0 for a record that was
  * skipped and counted. */

@@ -243,7 +243,7 @@ static bool claim_all(struct pr_merge *m)
 	uint32_t i, j;
 
 	for (i = 0; i < m->n; i++) {
-		if (!pr_cpu_claim(&m->cpu[i], me)) {
+		if (!pr_take(&m->cpu[i], me)) {
 			for (j = 0; j < i; j++)
 				pr_cpu_unclaim(&m->cpu[j]);
 			return false;
