@@ -12,7 +12,12 @@
  *    when its unknown tail is zero, else -E2BIG.
  *  - Objects are opaque and owned by the library. Nothing here is safe to call
  *    on one session from two threads at once, except parse_for_cpu (and its
- *    budgeted and pull forms) on *different* CPUs.
+ *    budgeted and pull forms) on *different* CPUs, and cpu_stats (R8).
+ *  - R1: one parse of a ring at a time. A parse of a CPU's ring (parse_for_cpu,
+ *    parse_for_cpu_n, cpu_next/commit, or a merged parse, which takes every
+ *    ring) that starts while another parse of that ring runs, from one of its
+ *    callbacks or from another thread, returns -EBUSY at once and delivers
+ *    nothing; the running parse is not disturbed. One atomic claim per call.
  */
 #ifndef PERFRING_PERFRING_H
 #define PERFRING_PERFRING_H
@@ -50,7 +55,12 @@ struct perfring_opts {
 	size_t cpu_cnt;            /**< entries in cpus */
 	int pid;                   /**< 0 = every task on those CPUs; >0 = that process
 	                                (all its threads, and children via inherit);
-	                                negative is -EINVAL */
+	                                negative is -EINVAL. R2: the session follows
+	                                the process, not its first thread: a ring
+	                                whose fd reports HUP (that task's exit) is
+	                                still read, on the flush timer, until the
+	                                whole process exits (a pidfd tells); only
+	                                then is its end reported */
 	uint32_t ring_pages;       /**< data pages per CPU, a power of two; 0 = 64.
 	                                The mapping is 1 + ring_pages pages. */
 	uint32_t wakeup_watermark; /**< bytes; 0 = off. Must be < the ring data size.
@@ -186,8 +196,14 @@ PERFRING_API const char *perfring_session_last_error(const struct perfring_sessi
 PERFRING_API int perfring_session_new(const struct perfring_opts *opts,
 				      struct perfring_session **out);
 
-/** Disables, unmaps and closes everything and frees the session. Safe in any
- *  state and with NULL. Must not be called from inside one of its callbacks. */
+/** Disables every event (R5: first, so a forked child holding copies of the
+ *  fds leaves nothing counting), unmaps, closes and frees the session. Safe
+ *  in any state and with NULL. R6: reactors and adapters attached to it are
+ *  cancelled: later calls on them call no callback and touch no session
+ *  memory; detaching them still frees them. R7: called from one of the
+ *  session's own callbacks, it stops delivery after that record, and the
+ *  session is freed when the outermost parse call returns, which then
+ *  returns -ECANCELED; the pointer is invalid from the call on. */
 PERFRING_API void perfring_session_free(struct perfring_session *s);
 
 /** Adds tracepoint system:name (before start). Reads its id and format from
@@ -298,8 +314,10 @@ PERFRING_API size_t perfring_session_fds(const struct perfring_session *s,
 PERFRING_API int perfring_session_fd_for_cpu(const struct perfring_session *s, int cpu);
 
 /** Drains only `cpu`'s ring, firing callbacks; never sleeps or blocks.
- *  Returns the samples handled or -ENOENT. Safe concurrently with calls for
- *  other CPUs. */
+ *  Returns the samples handled, -ENOENT, -EBUSY while another parse holds
+ *  that ring (R1; this thread's own uncommitted pull batch is committed
+ *  instead), or -ECANCELED when a callback freed the session (R7). Safe
+ *  concurrently with calls for other CPUs. */
 PERFRING_API int perfring_session_parse_for_cpu(struct perfring_session *s, int cpu);
 
 /** As parse_for_cpu, handling at most `max` records (samples and kernel
@@ -318,8 +336,12 @@ PERFRING_API int perfring_session_parse_for_cpu_n(struct perfring_session *s, in
  * not called. The returned data stays valid until the next call of either
  * function for that CPU. perfring_cpu_commit() hands everything returned so
  * far back to the kernel (a release store of data_tail); until then that space
- * stays reserved. A parse of the same CPU also commits. Stats count records as
- * they are returned.
+ * stays reserved. At the end of what it saw, next reads the head again, so a
+ * next that returned 0 needs no commit to see records written later; a 0 with
+ * nothing uncommitted ends the batch. A pull batch holds its ring until the
+ * commit (R1): other threads' parses of it get -EBUSY, while a parse of the
+ * same CPU by the thread that pulled commits the batch. Stats count records
+ * as they are returned.
  */
 #define PERFRING_NEXT_SAMPLE 1
 #define PERFRING_NEXT_RECORD 2
@@ -335,7 +357,9 @@ struct perfring_cpu_stats {
 	uint64_t corrupt;       /**< bad records skipped (header, overrun, field) */
 	uint64_t wakeups;       /**< kernel readiness wakeups handled */
 	uint32_t max_fill_pct;  /**< highest ring fill seen at a read */
-	uint32_t hup;           /**< 1 once the fd reported POLLHUP/POLLERR: unwatch it */
+	uint32_t hup;           /**< 1 once the ring's end was reported: its fd's HUP
+	                             (in pid mode, the process's exit, R2), after the
+	                             last drain. A report, not a control */
 	uint64_t samples;       /**< PERF_RECORD_SAMPLE records delivered */
 	uint64_t late;          /**< merged parses: records older than one a merged
 	                             parse already delivered (see below) */
@@ -343,7 +367,9 @@ struct perfring_cpu_stats {
 	uint64_t flushes;       /**< timer (flush/poll) passes that read this ring */
 };
 
-/** Copies `cpu`'s counters. -ENOENT for an unwatched CPU. */
+/** Copies `cpu`'s counters. -ENOENT for an unwatched CPU. R8: callable from
+ *  any thread while parses run: each counter is read whole and counters only
+ *  grow, but the copy is not a snapshot across counters. */
 PERFRING_API int perfring_session_cpu_stats(const struct perfring_session *s, int cpu,
 					    struct perfring_cpu_stats *out);
 
