@@ -12,8 +12,6 @@ struct watch {
 	int fd;                 /* the fd poll was made for; -1: not made */
 };
 
-/* Every handle is made on first use, so that an attach refused before the
- * reactor asks for anything leaves nothing on the loop. */
 struct perfring_libuv {
 	struct perfring_reactor *r;
 	uv_loop_t *loop;
@@ -47,19 +45,24 @@ static void on_poll(uv_poll_t *p, int status, int events)
 				  ((events & UV_DISCONNECT) ? POLLHUP : 0));
 }
 
-/* Counts h if its init succeeded (err 0); returns err. */
-static int made(struct perfring_libuv *a, uv_handle_t *h, int err)
+/* The timer and the idle handle are made by the first operation, so that
+ * an attach refused before any leaves nothing on the loop. */
+static struct perfring_libuv *ready(void *loop)
 {
-	if (!err) {
-		h->data = a;
-		a->open++;
+	struct perfring_libuv *a = loop;
+
+	if (!a->timer.loop) { /* uv_timer_init and uv_idle_init cannot fail */
+		uv_timer_init(a->loop, &a->timer);
+		uv_idle_init(a->loop, &a->idle);
+		a->timer.data = a->idle.data = a;
+		a->open += 2;
 	}
-	return err;
+	return a;
 }
 
 static int watch(void *loop, size_t slot, int fd, bool on)
 {
-	struct perfring_libuv *a = loop;
+	struct perfring_libuv *a = ready(loop);
 	struct watch *w = &a->w[slot];
 	int err;
 
@@ -67,8 +70,10 @@ static int watch(void *loop, size_t slot, int fd, bool on)
 		return uv_poll_stop(&w->poll);
 	if (w->fd >= 0 && w->fd != fd)
 		return -EBUSY; /* a slot's new fd would need a handle of its own */
-	if (w->fd < 0 && (err = made(a, (uv_handle_t *)&w->poll, uv_poll_init(a->loop, &w->poll, fd))))
+	if (w->fd < 0 && (err = uv_poll_init(a->loop, &w->poll, fd)))
 		return err;
+	a->open += w->fd < 0;
+	w->poll.data = a;
 	w->fd = fd;
 	return uv_poll_start(&w->poll, UV_READABLE | UV_DISCONNECT, on_poll);
 }
@@ -86,19 +91,15 @@ static void on_timer(uv_timer_t *t)
 
 static int soon(void *loop, bool on)
 {
-	struct perfring_libuv *a = loop;
+	struct perfring_libuv *a = ready(loop);
 
-	if (!a->idle.loop && made(a, (uv_handle_t *)&a->idle, uv_idle_init(a->loop, &a->idle)))
-		return -ENOMEM;
 	return on ? uv_idle_start(&a->idle, on_idle) : uv_idle_stop(&a->idle);
 }
 
 static int timer(void *loop, uint32_t ms)
 {
-	struct perfring_libuv *a = loop;
+	struct perfring_libuv *a = ready(loop);
 
-	if (!a->timer.loop && made(a, (uv_handle_t *)&a->timer, uv_timer_init(a->loop, &a->timer)))
-		return -ENOMEM;
 	return ms ? uv_timer_start(&a->timer, on_timer, ms, 0) : uv_timer_stop(&a->timer);
 }
 
@@ -111,10 +112,10 @@ static void destroy(void *loop)
 	for (i = 0; i < a->n; i++)
 		if (a->w[i].fd >= 0)
 			uv_close((uv_handle_t *)&a->w[i].poll, on_closed);
-	if (a->timer.loop)
+	if (a->timer.loop) {
 		uv_close((uv_handle_t *)&a->timer, on_closed);
-	if (a->idle.loop)
 		uv_close((uv_handle_t *)&a->idle, on_closed);
+	}
 	release(a);
 }
 
