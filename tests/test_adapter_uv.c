@@ -571,23 +571,30 @@ static void on_error_detach(int cpu, int err, void *ctx)
 		detach(f);
 }
 
+/* A pid-mode session on child c (its records from filter, 0 = all),
+ * attached with on_error_detach, run until the detach. */
+static void run_on_child(struct fx *f, struct perfring_opts *o, struct kchild *c, pid_t filter)
+{
+	struct perfring_loop_opts lo = { .sz = sizeof(lo), .on_error = on_error_detach, .ctx = f };
+
+	o->pid = c->pid;
+	getpid_session(f, o, filter);
+	f->nslots = perfring_session_fds(f->s, NULL);
+	attach(f, &lo);
+	kutil_child_go(c);
+	fx_run(f);
+}
+
 Test(uv, detach_in_on_error)
 {
 	struct perfring_opts o = { .sz = sizeof(o) };
-	struct perfring_loop_opts lo = { .sz = sizeof(lo), .on_error = on_error_detach };
 	struct kchild c;
 	uv_loop_t loop;
 	struct fx f;
 
 	fx_init(&f, &loop);
-	lo.ctx = &f;
 	cr_assert_eq(kutil_child_start(&c, getpid_child, child_window(&f)), 0);
-	o.pid = c.pid;
-	getpid_session(&f, &o, 0);
-	f.nslots = perfring_session_fds(f.s, NULL);
-	attach(&f, &lo);
-	kutil_child_go(&c);
-	fx_run(&f);
+	run_on_child(&f, &o, &c, 0);
 	cr_assert_geq(kutil_child_wait(&c), 0, "the child was killed");
 	munmap((void *)f.win, sizeof(*f.win));
 	cr_assert_eq(f.in_window, HUP_N);
@@ -782,20 +789,13 @@ Test(uv, pid_mode_follows_the_process_past_its_main_thread)
 {
 	static struct kleader l = { 5000, 1000, 0 };
 	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
-	struct perfring_loop_opts lo = { .sz = sizeof(lo), .on_error = on_error_detach };
 	struct kchild c;
 	uv_loop_t loop;
 	struct fx f;
 
 	fx_init(&f, &loop);
-	lo.ctx = &f;
 	cr_assert_eq(kutil_leader_start(&c, &l), 0);
-	o.pid = c.pid;
-	getpid_session(&f, &o, l.worker);
-	f.nslots = perfring_session_fds(f.s, NULL);
-	attach(&f, &lo);
-	kutil_child_go(&c);
-	fx_run(&f);
+	run_on_child(&f, &o, &c, l.worker);
 	cr_assert_eq(kutil_child_wait(&c), 0);
 	cr_assert_eq(f.k.n, 5000, "%llu of 5000 records", (unsigned long long)f.k.n);
 	cr_assert_eq(f.errors, (int)f.nslots, "the end once per CPU");

@@ -417,22 +417,6 @@ static void *idle_thread(void *arg)
 	return NULL;
 }
 
-static int task_count(pid_t pid)
-{
-	char path[64];
-	struct dirent *e;
-	DIR *d;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	if (!(d = opendir(path)))
-		return -1;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 static pid_t two_thread_child(void)
 {
 	const struct timespec nap = { 0, 1000000 };
@@ -448,9 +432,9 @@ static pid_t two_thread_child(void)
 			_exit(1);
 		idle_thread(NULL);
 	}
-	for (i = 0; i < 5000 && task_count(pid) != 2; i++)
+	for (i = 0; i < 5000 && kutil_thread_count(pid) != 2; i++)
 		nanosleep(&nap, NULL);
-	cr_assert_eq(task_count(pid), 2, "the child never had two threads");
+	cr_assert_eq(kutil_thread_count(pid), 2, "the child never had two threads");
 	return pid;
 }
 
