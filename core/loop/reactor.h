@@ -6,6 +6,62 @@
 
 #include "session.h"
 
+/* Registration may consume a pending readiness, and some loops register at
+ * their next poll (PERFRING_LOOP_WATCH_LATE): two soon() turns after
+ * attaching each drain every ring, so that one of them comes after the
+ * registration wherever in the loop attach ran (libuv runs idle handles
+ * before it polls, libev after). */
+#define SETTLE_TURNS 2
+
+struct slot {
+	struct pr_cpu *c;
+	int fd;
+	bool watched;
+	bool orphan;     /* pid mode: its fd's task exited, the process lives on */
+	bool more;       /* a budgeted drain left records behind */
+	int end;         /* 0, or the error the fd reported: unwatch once drained */
+};
+
+/* What each readiness reads comes first, on one cache line: a wakeup finds
+ * the cache cold, and every line read costs a miss. */
+struct perfring_reactor {
+	struct slot *slots;
+	uint32_t budget;        /* o.budget, here for the hot path */
+	int depth;              /* reactor calls on the stack */
+	bool pid_mode;          /* rings of tasks, which HUP when those exit */
+	bool merged;
+	volatile bool cancelled;
+	bool soon_on, merge_due, stopped;
+	size_t orphans;         /* slots drained on the timer alone (R2) */
+	int settle;
+	size_t n;
+	uint64_t samples;
+	uint32_t flush_ms;      /* 0 = never */
+	bool freeing, destroy_due, in_destroy, destroyed;
+	void (*done)(void *ctx);     /* perfring_reactor_free_then's */
+	void *done_ctx;
+	struct perfring_session *s;  /* NULL once the session let go (R6) */
+	struct pr_attachment att;
+	struct perfring_loop_ops ops;
+	void *loop;
+	struct perfring_loop_opts o;
+};
+
+
+/* Shared by reactor.c (the rules) and attach.c (making and freeing one). */
+void pr_reactor_enter(struct perfring_reactor *r);
+/* Ends a reactor call. true: r is gone (freed from inside the call). */
+bool pr_reactor_leave(struct perfring_reactor *r);
+/* Frees r's memory, then calls free_then's done. */
+void pr_reactor_finish(struct perfring_reactor *r);
+/* Calls the driver's destroy(); frees r if the driver said destroyed in it. */
+void pr_reactor_destroy_now(struct perfring_reactor *r);
+void pr_reactor_unwatch(struct perfring_reactor *r, struct slot *sl);
+/* A drain's end (R7): false when the session was freed inside it. */
+bool pr_reactor_drained(struct perfring_reactor *r, struct perfring_session *s, int n);
+void pr_reactor_drain_slot(struct perfring_reactor *r, struct slot *sl);
+void pr_reactor_drain_all(struct perfring_reactor *r, bool flush);
+
 /* As perfring_reactor_new; merged: every drain is a time-ordered pass over
  * all rings (the session's parse_for_duration), with no budget. */
 int pr_reactor_make(struct perfring_session *s, const struct perfring_loop_opts *opts,
