@@ -17,5 +17,16 @@ tests_test_overload_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 tests_test_overload_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_test_overload_LDADD = tests/libkutil.la tests/libprtest.la core/libperfring-core.la \
 	$(CRITERION_LIBS)
+
+# The contract's start rules on the real kernel: thread churn (R3, against
+# tests/churn) and a start after a stop (R11).
+check_PROGRAMS += tests/churn tests/test_start
+TESTS += tests/test_start
+tests_churn_SOURCES = tests/churn.c
+tests_churn_CFLAGS = $(AM_CFLAGS)
+tests_churn_LDFLAGS = -pthread
+tests_test_start_SOURCES = tests/test_start.c
+tests_test_start_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_test_start_LDADD = tests/libkutil.la core/libperfring-core.la $(CRITERION_LIBS)
 endif
 EXTRA_DIST += docs/RELIABILITY.md

@@ -276,10 +276,17 @@ PERFRING_API int perfring_session_set_record_callback(struct perfring_session *s
  *  enables them (with opts.enable_on_exec, the kernel enables them at the
  *  process's next execve instead). On failure every fd and mapping is rolled
  *  back and the sentence gives the cause and fix. -EBUSY if already started, -EINVAL with
- *  no events and no record callback. */
+ *  no events and no record callback.
+ *  R3: in pid mode, a thread that exits between the listing of
+ *  /proc/PID/task and its perf_event_open (ESRCH) is skipped; start fails
+ *  with -ESRCH only when the process itself is gone.
+ *  R11: after perfring_session_stop(), start enables the same events again
+ *  (a pause and resume): the rings, fds and stats carry on, and what ran
+ *  while stopped is not counted. */
 PERFRING_API int perfring_session_start(struct perfring_session *s);
 
-/** Disables every event. Records already in the rings stay readable. */
+/** Disables every event. Records already in the rings stay readable;
+ *  perfring_session_start() resumes (R11). */
 PERFRING_API int perfring_session_stop(struct perfring_session *s);
 
 /* ------------------------------------------------- level 2: per-CPU fds */
