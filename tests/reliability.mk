@@ -29,4 +29,12 @@ tests_test_start_SOURCES = tests/test_start.c
 tests_test_start_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_test_start_LDADD = tests/libkutil.la core/libperfring-core.la $(CRITERION_LIBS)
 endif
+# R10: tests/errcases tries each cause of an error; the script runs it as
+# root and as nobody and checks each sentence names the cause.
+check_PROGRAMS += tests/errcases
+TESTS += tests/test_errors.sh
+tests_errcases_SOURCES = tests/errcases.c
+tests_errcases_CFLAGS = $(AM_CFLAGS)
+tests_errcases_LDADD = core/libperfring-core.la
+EXTRA_DIST += tests/test_errors.sh
 EXTRA_DIST += docs/RELIABILITY.md

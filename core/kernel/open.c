@@ -36,6 +36,17 @@ static int syscall_err(struct pr_errbuf *e, const char *call, const char *what, 
 		      hint);
 }
 
+/* A failed call on an event: the hint may depend on its attr (R10). */
+static int event_err(struct opening *o, const char *call, const struct perf_event_attr *a,
+		     const char *what, int cpu, int err)
+{
+	char hint[384];
+
+	pr_err_hint_attr(hint, sizeof(hint), err, call, a, what, o->p->pid);
+	return pr_err(o->e, -err, "%s %s on CPU %d: %s%s", call, what, cpu,
+		      perfring_strerror(-err), hint);
+}
+
 static int add_tid(struct opening *o, pid_t tid)
 {
 	pid_t *t;
@@ -125,16 +136,17 @@ static void leader_attr(const struct pr_plan *p, struct perf_event_attr *a)
 }
 
 /* -ESRCH with no sentence: thread tid exited after the listing, and the
- * caller skips it (R3). */
-static int open_one(struct opening *o, struct perf_event_attr *a, const char *what, pid_t tid,
-		    int cpu, int *fd)
+ * caller skips it (R3). named: the attr the sentence is about. */
+static int open_one(struct opening *o, struct perf_event_attr *a,
+		    const struct perf_event_attr *named, const char *what, pid_t tid, int cpu,
+		    int *fd)
 {
 	*fd = pr_perf_event_open(a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (*fd >= 0)
 		return 0;
 	if (o->p->pid > 0 && errno == ESRCH)
 		return -ESRCH;
-	return syscall_err(o->e, "perf_event_open", what, cpu, errno);
+	return event_err(o, "perf_event_open", named, what, cpu, errno);
 }
 
 static void drop_tid(struct opening *o, size_t t)
@@ -195,10 +207,14 @@ static int map_ring(struct opening *o, struct pr_cpu *c)
  * both mean the filter, not a missing event, so both are -EINVAL. */
 static int filter_err(struct pr_errbuf *e, const struct perfring_event *ev, int cpu, int err)
 {
+	/* Quoted in part, so that the fix still fits in the sentence. */
+	int n = (int)strlen(ev->filter), q = n > 160 ? 160 : n;
+
 	return pr_err(e, err == ENOENT ? -EINVAL : -err,
 		      "ioctl(PERF_EVENT_IOC_SET_FILTER) %s on CPU %d: the kernel refused filter "
-		      "\"%s\" (%s); check its syntax and the field names in the tracepoint's "
-		      "format file", ev->name, cpu, ev->filter, perfring_strerror(err));
+		      "\"%.*s%s\" (%d bytes; %s); check its syntax and the field names in the "
+		      "tracepoint's format file", ev->name, cpu, q, ev->filter, q < n ? "..." : "",
+		      n, perfring_strerror(err));
 }
 
 /* Opens ev (NULL = a dummy tracker) for one thread on c and redirects it. */
@@ -210,10 +226,10 @@ static int open_redirected(struct opening *o, struct pr_cpu *c, struct perfring_
 	int fd, err;
 
 	pr_open_attr(o->p, ev, &a);
-	if ((err = open_one(o, &a, what, tid, c->cpu, &fd)) || (err = push_fd(o, c, fd)))
+	if ((err = open_one(o, &a, &a, what, tid, c->cpu, &fd)) || (err = push_fd(o, c, fd)))
 		return err;
 	if (pr_ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)c->leader_fd) < 0)
-		return syscall_err(o->e, "ioctl(PERF_EVENT_IOC_SET_OUTPUT)", what, c->cpu, errno);
+		return event_err(o, "ioctl(PERF_EVENT_IOC_SET_OUTPUT)", &a, what, c->cpu, errno);
 	if (ev && ev->filter && pr_ioctl(fd, PERF_EVENT_IOC_SET_FILTER, (unsigned long)ev->filter) < 0)
 		return filter_err(o->e, ev, c->cpu, errno);
 	return add_id(o, c, fd, ev);
@@ -229,7 +245,8 @@ static int open_leader(struct opening *o, struct pr_cpu *c)
 
 	leader_attr(p, &a);
 	/* Name the user's first event: the dummy leader is our own device. */
-	while (o->ntids && (err = open_one(o, &a, p->nevents ? p->events[0]->name : "dummy",
+	while (o->ntids && (err = open_one(o, &a, p->nevents ? &p->events[0]->attr : &a,
+					   p->nevents ? p->events[0]->name : "dummy",
 					   o->tids[0], c->cpu, &c->leader_fd)) == -ESRCH)
 		drop_tid(o, 0);
 	o->all_gone = err == -ESRCH;
