@@ -255,8 +255,8 @@ static void hint_open_perm(char *buf, size_t len, const struct perf_event_attr *
 		snprintf(buf, len, "; this tracepoint's data needs root, CAP_PERFMON or "
 			 PARANOID " %s (now %ld)", to, paranoid);
 	} else if (pid <= 0) {
-		snprintf(buf, len, "; watching every task needs root, CAP_PERFMON or "
-			 PARANOID " 0 or below (now %ld); or watch a process of your own "
+		snprintf(buf, len, "; watching every task needs: run as root, grant CAP_PERFMON, "
+			 "or lower " PARANOID " (now %ld) to 0; or watch a process of your own "
 			 "(opts.pid)", paranoid);
 	} else {
 		hint_perm(buf, len);
