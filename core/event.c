@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 void pr_event_force_attr(struct perf_event_attr *a)
 {
@@ -246,6 +247,7 @@ PERFRING_API int perfring_event_set_callback(struct perfring_event *ev, perfring
 
 PERFRING_API int perfring_event_set_filter(struct perfring_event *ev, const char *filter)
 {
+	size_t len, page = (size_t)sysconf(_SC_PAGESIZE);
 	char *copy;
 
 	if (!ev)
@@ -255,6 +257,11 @@ PERFRING_API int perfring_event_set_filter(struct perfring_event *ev, const char
 	if (ev->reg->frozen)
 		return pr_err(ev->reg->err, -EBUSY, "set_filter: %s: set filters before start",
 			      ev->name);
+	/* PERF_EVENT_IOC_SET_FILTER copies at most a page, NUL included (R10). */
+	if (filter && (len = strlen(filter)) >= page)
+		return pr_err(ev->reg->err, -E2BIG, "set_filter: %s: the filter is %zu bytes; "
+			      "the kernel takes at most %zu (a page minus one byte)", ev->name, len,
+			      page - 1);
 	copy = filter ? pr_strdup(filter) : NULL;
 	if (filter && !copy)
 		return pr_err(ev->reg->err, -ENOMEM, "out of memory setting a filter");

@@ -14,6 +14,8 @@
 #define DEFAULT_POLL_MS 15u
 #define DEFAULT_FLUSH_MS 100u
 #define MAX_INTERVAL_MS 3600000u
+#define MAX_RING_PAGES (1u << 22)
+#define DEFAULT_MAX_ORDER 10
 
 static int online_cpus(int **cpus, size_t *n)
 {
@@ -104,16 +106,77 @@ static int check_interval(uint32_t v, const char *name, bool never_ok)
 	return 0;
 }
 
+/* The page allocator's largest order: /proc/buddyinfo has a column for
+ * each order, 0 to the largest. 0 or -errno. */
+static int max_page_order(int *order)
+{
+	char *text = NULL, *p, *end;
+	int cols = 0, err;
+
+	*order = DEFAULT_MAX_ORDER;
+	err = pr_read_file("/proc/buddyinfo", 1 << 16, &text, NULL);
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return pr_err(NULL, err, "reading /proc/buddyinfo, for the largest ring the kernel "
+			      "maps: %s", perfring_strerror(err));
+	if ((p = strchr(text, '\n')))
+		*p = '\0';
+	/* "Node 0, zone   Normal   2533    673 ...": the counts after the name. */
+	p = strstr(text, "zone");
+	for (p = p ? p + 4 : NULL; p && *p == ' '; p++)
+		;
+	for (p = p ? strchr(p, ' ') : NULL; p && *p; p = end, cols++) {
+		strtoul(p, &end, 10);
+		if (end == p)
+			break;
+	}
+	free(text);
+	if (cols > 1)
+		*order = cols - 1;
+	return 0;
+}
+
+/* The largest ring the kernel maps (R10). rb_alloc() in the kernel's
+ * kernel/events/ring_buffer.c keeps a pointer (8 bytes) per data page
+ * after a header, in one allocation of at most PAGE_SIZE << max order; a
+ * table of 2^k pointers plus the header takes 2^(k + 4) bytes. (Kernels
+ * built with CONFIG_PERF_USE_VMALLOC allow more; this limit is below it.)
+ * Rings of up to 2^(shift + 3) pages fit under any max order from 7 up,
+ * so only larger ones read /proc. */
+static int kernel_max_ring_pages(size_t page, uint32_t want, uint32_t *max)
+{
+	int shift = 0, order, k, err;
+
+	while (((size_t)1 << shift) < page)
+		shift++;
+	*max = MAX_RING_PAGES;
+	if (shift + 3 < 22 && want <= 1u << (shift + 3))
+		return 0;
+	if ((err = max_page_order(&order)))
+		return err;
+	k = shift + order - 4;
+	if (k < 22)
+		*max = k < 0 ? 1 : 1u << k;
+	return 0;
+}
+
 static int check_ring(struct perfring_opts *o, size_t page, uint64_t *data_size)
 {
+	uint32_t max;
+	int err;
+
 	if (!o->ring_pages)
 		o->ring_pages = DEFAULT_RING_PAGES;
 	if (o->ring_pages & (o->ring_pages - 1))
 		return pr_err(NULL, -EINVAL, "opts.ring_pages = %u is not a power of two",
 			      o->ring_pages);
-	if (o->ring_pages > (1u << 22))
-		return pr_err(NULL, -EINVAL, "opts.ring_pages = %u is above the limit of %u",
-			      o->ring_pages, 1u << 22);
+	if ((err = kernel_max_ring_pages(page, o->ring_pages, &max)))
+		return err;
+	if (o->ring_pages > max)
+		return pr_err(NULL, -EINVAL, "opts.ring_pages = %u is above the largest ring this "
+			      "kernel maps: at most %u pages (%llu MiB per CPU)", o->ring_pages, max,
+			      (unsigned long long)max * page >> 20);
 	*data_size = (uint64_t)o->ring_pages * page;
 	if (o->wakeup_watermark && o->wakeup_events)
 		return pr_err(NULL, -EINVAL, "opts.wakeup_watermark (%u) and opts.wakeup_events "

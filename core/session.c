@@ -262,14 +262,31 @@ int pr_session_adopt(struct perfring_session *s, struct pr_cpu *cpu, size_t n)
 	return 0;
 }
 
+/* After a stop: the same events, rings and stats, enabled again (R11). A
+ * failure leaves every event disabled, the session stopped. */
+static int restart(struct perfring_session *s)
+{
+	struct pr_errbuf undo;
+	int err = pr_enable_cpus(s->cpu, s->ncpu, true, &s->err);
+
+	if (err) {
+		pr_enable_cpus(s->cpu, s->ncpu, false, &undo);
+		return err;
+	}
+	s->state = PR_STARTED;
+	return 0;
+}
+
 PERFRING_API int perfring_session_start(struct perfring_session *s)
 {
 	int err;
 
 	if (!s)
 		return pr_null(NULL, __func__, "s");
-	if (s->state != PR_NEW)
+	if (s->state == PR_STARTED)
 		return pr_err(&s->err, -EBUSY, "perfring_session_start: already started");
+	if (s->state == PR_STOPPED)
+		return restart(s);
 	if (!s->reg.nevents && !s->reg.sink.fn)
 		return pr_err(&s->err, -EINVAL, "perfring_session_start: no events added and no "
 			      "record callback set");

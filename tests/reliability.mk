@@ -17,7 +17,26 @@ tests_test_overload_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 tests_test_overload_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_test_overload_LDADD = tests/libkutil.la tests/libprtest.la core/libperfring-core.la \
 	$(CRITERION_LIBS)
+
+# The contract's start rules on the real kernel: thread churn (R3, against
+# tests/churn) and a start after a stop (R11).
+check_PROGRAMS += tests/churn tests/test_start
+TESTS += tests/test_start
+tests_churn_SOURCES = tests/churn.c
+tests_churn_CFLAGS = $(AM_CFLAGS)
+tests_churn_LDFLAGS = -pthread
+tests_test_start_SOURCES = tests/test_start.c
+tests_test_start_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_test_start_LDADD = tests/libkutil.la core/libperfring-core.la $(CRITERION_LIBS)
 endif
+# R10: tests/errcases tries each cause of an error; the script runs it as
+# root and as nobody and checks each sentence names the cause.
+check_PROGRAMS += tests/errcases
+TESTS += tests/test_errors.sh
+tests_errcases_SOURCES = tests/errcases.c
+tests_errcases_CFLAGS = $(AM_CFLAGS)
+tests_errcases_LDADD = core/libperfring-core.la
+EXTRA_DIST += tests/test_errors.sh
 EXTRA_DIST += docs/RELIABILITY.md
 
 # The reliability contract's rules on the real kernel (R1, R5, R7).

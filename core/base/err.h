@@ -13,7 +13,8 @@ struct pr_errbuf {
 };
 
 /* Formats the sentence into e (NULL: this thread's buffer; a session's is
- * also copied there) and returns err: `return pr_err(e, -EINVAL, "...")`. */
+ * also copied there) and returns err: `return pr_err(e, -EINVAL, "...")`.
+ * An -EMFILE or -ENFILE sentence gets the limit's name appended (R10). */
 int pr_err(struct pr_errbuf *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Formats a short reason into a caller's buffer (none when buf is NULL or
@@ -36,5 +37,14 @@ int pr_opts_copy(struct pr_errbuf *e, const char *name, void *dst, size_t dst_sz
 
 /* The fix for a failed syscall, appended to a sentence: "; run as root, ..." */
 void pr_err_hint(char *buf, size_t len, int err, const char *syscall_name);
+
+struct perf_event_attr;
+
+/* The fix for a failed call on an event (perf_event_open, or an ioctl of
+ * its fd): attr a, named what, for pid (>0: that process; else every task).
+ * Names the cause that applies (R10): for EACCES/EPERM the kernel-samples,
+ * ptrace and tracepoint rules; for EINVAL the attr field; else pr_err_hint. */
+void pr_err_hint_attr(char *buf, size_t len, int err, const char *call,
+		      const struct perf_event_attr *a, const char *what, int pid);
 
 #endif

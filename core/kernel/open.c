@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #define MAX_TIDS 65536
+/* Starts over when every listed thread exited before its open (R3). */
+#define MAX_LISTINGS 8
 
 /* What one pr_open_cpus call works with. */
 struct opening {
@@ -20,6 +22,7 @@ struct opening {
 	pid_t *tids;                /* pid mode: the threads at start; else { -1 } */
 	size_t ntids;
 	struct pr_errbuf *e;
+	bool all_gone;              /* every listed thread exited before its open */
 };
 
 static void leader_attr(const struct pr_plan *p, struct perf_event_attr *a);
@@ -31,6 +34,17 @@ static int syscall_err(struct pr_errbuf *e, const char *call, const char *what, 
 	pr_err_hint(hint, sizeof(hint), err, call);
 	return pr_err(e, -err, "%s %s on CPU %d: %s%s", call, what, cpu, perfring_strerror(-err),
 		      hint);
+}
+
+/* A failed call on an event: the hint may depend on its attr (R10). */
+static int event_err(struct opening *o, const char *call, const struct perf_event_attr *a,
+		     const char *what, int cpu, int err)
+{
+	char hint[384];
+
+	pr_err_hint_attr(hint, sizeof(hint), err, call, a, what, o->p->pid);
+	return pr_err(o->e, -err, "%s %s on CPU %d: %s%s", call, what, cpu,
+		      perfring_strerror(-err), hint);
 }
 
 static int add_tid(struct opening *o, pid_t tid)
@@ -62,9 +76,10 @@ static int list_threads(struct opening *o)
 		return err;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	dir = opendir(path);
+	if (!dir && errno == ENOENT)
+		return pr_err(o->e, -ESRCH, "process %d exited during perfring_session_start", pid);
 	if (!dir)
-		return pr_err(o->e, -errno, "listing %s: %s (has process %d exited?)", path,
-			      perfring_strerror(-errno), pid);
+		return pr_err(o->e, -errno, "listing %s: %s", path, perfring_strerror(-errno));
 	while (!err && (d = readdir(dir))) {
 		long tid = strtol(d->d_name, NULL, 10);
 
@@ -120,13 +135,24 @@ static void leader_attr(const struct pr_plan *p, struct perf_event_attr *a)
 	}
 }
 
-static int open_one(struct opening *o, struct perf_event_attr *a, const char *what, pid_t tid,
-		    int cpu, int *fd)
+/* -ESRCH with no sentence: thread tid exited after the listing, and the
+ * caller skips it (R3). named: the attr the sentence is about. */
+static int open_one(struct opening *o, struct perf_event_attr *a,
+		    const struct perf_event_attr *named, const char *what, pid_t tid, int cpu,
+		    int *fd)
 {
 	*fd = pr_perf_event_open(a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (*fd < 0)
-		return syscall_err(o->e, "perf_event_open", what, cpu, errno);
-	return 0;
+	if (*fd >= 0)
+		return 0;
+	if (o->p->pid > 0 && errno == ESRCH)
+		return -ESRCH;
+	return event_err(o, "perf_event_open", named, what, cpu, errno);
+}
+
+static void drop_tid(struct opening *o, size_t t)
+{
+	memmove(&o->tids[t], &o->tids[t + 1], (o->ntids - t - 1) * sizeof(*o->tids));
+	o->ntids--;
 }
 
 static int add_id(struct opening *o, struct pr_cpu *c, int fd, struct perfring_event *ev)
@@ -181,10 +207,14 @@ static int map_ring(struct opening *o, struct pr_cpu *c)
  * both mean the filter, not a missing event, so both are -EINVAL. */
 static int filter_err(struct pr_errbuf *e, const struct perfring_event *ev, int cpu, int err)
 {
+	/* Quoted in part, so that the fix still fits in the sentence. */
+	int n = (int)strlen(ev->filter), q = n > 160 ? 160 : n;
+
 	return pr_err(e, err == ENOENT ? -EINVAL : -err,
 		      "ioctl(PERF_EVENT_IOC_SET_FILTER) %s on CPU %d: the kernel refused filter "
-		      "\"%s\" (%s); check its syntax and the field names in the tracepoint's "
-		      "format file", ev->name, cpu, ev->filter, perfring_strerror(err));
+		      "\"%.*s%s\" (%d bytes; %s); check its syntax and the field names in the "
+		      "tracepoint's format file", ev->name, cpu, q, ev->filter, q < n ? "..." : "",
+		      n, perfring_strerror(err));
 }
 
 /* Opens ev (NULL = a dummy tracker) for one thread on c and redirects it. */
@@ -196,55 +226,103 @@ static int open_redirected(struct opening *o, struct pr_cpu *c, struct perfring_
 	int fd, err;
 
 	pr_open_attr(o->p, ev, &a);
-	if ((err = open_one(o, &a, what, tid, c->cpu, &fd)) || (err = push_fd(o, c, fd)))
+	if ((err = open_one(o, &a, &a, what, tid, c->cpu, &fd)) || (err = push_fd(o, c, fd)))
 		return err;
 	if (pr_ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)c->leader_fd) < 0)
-		return syscall_err(o->e, "ioctl(PERF_EVENT_IOC_SET_OUTPUT)", what, c->cpu, errno);
+		return event_err(o, "ioctl(PERF_EVENT_IOC_SET_OUTPUT)", &a, what, c->cpu, errno);
 	if (ev && ev->filter && pr_ioctl(fd, PERF_EVENT_IOC_SET_FILTER, (unsigned long)ev->filter) < 0)
 		return filter_err(o->e, ev, c->cpu, errno);
 	return add_id(o, c, fd, ev);
 }
 
-static int open_cpu(struct opening *o, struct pr_cpu *c)
+/* The leader goes to the first listed thread that is still there; when
+ * none is, -ESRCH with no sentence and all_gone (R3). */
+static int open_leader(struct opening *o, struct pr_cpu *c)
 {
 	const struct pr_plan *p = o->p;
 	struct perf_event_attr a;
-	size_t t, e;
-	int err;
+	int err = -ESRCH;
 
 	leader_attr(p, &a);
-	c->sink = p->sink;
 	/* Name the user's first event: the dummy leader is our own device. */
-	if ((err = open_one(o, &a, p->nevents ? p->events[0]->name : "dummy", o->tids[0], c->cpu,
-			    &c->leader_fd)) ||
-	    (err = map_ring(o, c)) || (err = add_id(o, c, c->leader_fd, NULL)))
-		return err;
-	for (t = 1; t < o->ntids; t++)
-		if ((err = open_redirected(o, c, NULL, o->tids[t])))
+	while (o->ntids && (err = open_one(o, &a, p->nevents ? &p->events[0]->attr : &a,
+					   p->nevents ? p->events[0]->name : "dummy",
+					   o->tids[0], c->cpu, &c->leader_fd)) == -ESRCH)
+		drop_tid(o, 0);
+	o->all_gone = err == -ESRCH;
+	return err;
+}
+
+/* ev (NULL = a dummy tracker) for threads from..ntids; a thread that exited
+ * since the listing is dropped from it (R3). */
+static int open_threads(struct opening *o, struct pr_cpu *c, struct perfring_event *ev,
+			size_t from)
+{
+	size_t t = from;
+	int err;
+
+	while (t < o->ntids) {
+		err = open_redirected(o, c, ev, o->tids[t]);
+		if (err == -ESRCH)
+			drop_tid(o, t);
+		else if (err)
 			return err;
+		else
+			t++;
+	}
+	return 0;
+}
+
+static int open_cpu(struct opening *o, struct pr_cpu *c)
+{
+	const struct pr_plan *p = o->p;
+	size_t e;
+	int err;
+
+	c->sink = p->sink;
+	if ((err = open_leader(o, c)) || (err = map_ring(o, c)) ||
+	    (err = add_id(o, c, c->leader_fd, NULL)) || (err = open_threads(o, c, NULL, 1)))
+		return err;
 	for (e = 0; e < p->nevents; e++)
-		for (t = 0; t < o->ntids; t++)
-			if ((err = open_redirected(o, c, p->events[e], o->tids[t])))
-				return err;
+		if ((err = open_threads(o, c, p->events[e], 0)))
+			return err;
 	pr_cpu_ids_ready(c);
 	return 0;
+}
+
+/* One listing of the threads and an open of every CPU from it. */
+static int open_listed(struct opening *o, struct pr_cpu *cpu, size_t n)
+{
+	size_t i;
+	int err = list_threads(o);
+
+	for (i = 0; !err && i < n; i++)
+		err = open_cpu(o, &cpu[i]);
+	free(o->tids);
+	o->tids = NULL;
+	o->ntids = 0;
+	if (err)
+		pr_close_cpus(cpu, n);
+	return err;
 }
 
 int pr_open_cpus(const struct pr_plan *p, struct pr_cpu *cpu, size_t n, struct pr_errbuf *e)
 {
 	struct opening o = { .p = p, .e = e };
-	size_t i;
+	size_t i, tries = 0;
 	int err;
 
 	/* Before anything else can fail: pr_close_cpus() must not see fd 0. */
 	for (i = 0; i < n; i++)
 		cpu[i].leader_fd = -1;
-	err = list_threads(&o);
-	for (i = 0; !err && i < n; i++)
-		err = open_cpu(&o, &cpu[i]);
-	free(o.tids);
-	if (err)
-		pr_close_cpus(cpu, n);
+	/* A bare -ESRCH: every listed thread exited before its open. New ones
+	 * may have come meanwhile, so the listing is made again; a process
+	 * that is gone has no threads to list, or only exiting ones. */
+	while ((err = open_listed(&o, cpu, n)) == -ESRCH && o.all_gone && ++tries < MAX_LISTINGS)
+		o.all_gone = false;
+	if (o.all_gone)
+		return pr_err(e, -ESRCH, "process %d exited during perfring_session_start (its "
+			      "threads exited as they were opened, %d times)", p->pid, MAX_LISTINGS);
 	return err;
 }
 

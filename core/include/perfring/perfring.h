@@ -62,7 +62,9 @@ struct perfring_opts {
 	                                whole process exits (a pidfd tells); only
 	                                then is its end reported */
 	uint32_t ring_pages;       /**< data pages per CPU, a power of two; 0 = 64.
-	                                The mapping is 1 + ring_pages pages. */
+	                                The mapping is 1 + ring_pages pages. At most
+	                                the kernel's largest ring (2^18 pages with
+	                                4 KiB pages; see perfring_session_new). */
 	uint32_t wakeup_watermark; /**< bytes; 0 = off. Must be < the ring data size.
 	                                Sets attr.watermark=1 on each CPU's leader. */
 	uint32_t wakeup_events;    /**< samples; 0 = off. Not with wakeup_watermark. */
@@ -192,7 +194,11 @@ PERFRING_API const char *perfring_session_last_error(const struct perfring_sessi
 
 /** Validates opts (NULL = all defaults) and makes a session. Nothing is opened
  *  yet. -EINVAL for a bad field (the sentence names it), -ENODEV for an
- *  offline CPU, -E2BIG for a non-zero unknown opts tail, -ENOMEM. */
+ *  offline CPU, -E2BIG for a non-zero unknown opts tail, -ENOMEM.
+ *  R10: ring_pages above the largest ring the kernel maps is -EINVAL, and the
+ *  sentence names the largest value (the kernel keeps a pointer per page in
+ *  one allocation of at most PAGE_SIZE << the largest order /proc/buddyinfo
+ *  lists: 2^(page shift + order - 4) pages). */
 PERFRING_API int perfring_session_new(const struct perfring_opts *opts,
 				      struct perfring_session **out);
 
@@ -244,7 +250,8 @@ PERFRING_API int perfring_event_set_callback(struct perfring_event *ev, perfring
  *  applied with PERF_EVENT_IOC_SET_FILTER at start; set it before start (else
  *  -EBUSY); NULL clears it.
  *  A filter the kernel refuses fails start with -EINVAL and a sentence quoting
- *  it. -EINVAL on a non-tracepoint event. */
+ *  it. -EINVAL on a non-tracepoint event. R10: a filter of a page or more is
+ *  -E2BIG here, naming the kernel's limit (page size - 1 bytes) and its length. */
 PERFRING_API int perfring_event_set_filter(struct perfring_event *ev, const char *filter);
 
 /** Looks up tracepoint field `name`. -ENOENT if absent, -EINVAL if ev is not a
@@ -292,10 +299,24 @@ PERFRING_API int perfring_session_set_record_callback(struct perfring_session *s
  *  enables them (with opts.enable_on_exec, the kernel enables them at the
  *  process's next execve instead). On failure every fd and mapping is rolled
  *  back and the sentence gives the cause and fix. -EBUSY if already started, -EINVAL with
- *  no events and no record callback. */
+ *  no events and no record callback.
+ *  R3: in pid mode, a thread that exits between the listing of
+ *  /proc/PID/task and its perf_event_open (ESRCH) is skipped; start fails
+ *  with -ESRCH only when the process itself is gone.
+ *  R10: the sentence names the cause that applies: for EACCES in pid mode
+ *  with kernel samples, exclude_kernel; on another user's process, the
+ *  ptrace rule (same uid, or CAP_SYS_PTRACE); for EMFILE from any call
+ *  (here or in a later wait's epoll_create1), RLIMIT_NOFILE; for a bare
+ *  EINVAL, the attr field (sample_freq above perf_event_max_sample_rate,
+ *  with its value; write_backward; exclude_* bits); an mmap ENOMEM is the
+ *  address space or memory, never RLIMIT_MEMLOCK (that one is EPERM).
+ *  R11: after perfring_session_stop(), start enables the same events again
+ *  (a pause and resume): the rings, fds and stats carry on, and what ran
+ *  while stopped is not counted. */
 PERFRING_API int perfring_session_start(struct perfring_session *s);
 
-/** Disables every event. Records already in the rings stay readable. */
+/** Disables every event. Records already in the rings stay readable;
+ *  perfring_session_start() resumes (R11). */
 PERFRING_API int perfring_session_stop(struct perfring_session *s);
 
 /* ------------------------------------------------- level 2: per-CPU fds */
