@@ -153,7 +153,7 @@ tap.ok(rc == 0 and b"\033" not in out and len(lines) == 3 and
 
 
 # The TTY screen under tmux: the delivery table and the --by table share it.
-def tty_run(cols, rows, lang, cmd, until, timeout=8, history=()):
+def tty_run(cols, rows, lang, cmd, until, timeout=20, history=()):
     box.tmux("kill-server")
     shell = f"env LANG={lang} LC_ALL={lang} " + " ".join(shlex.quote(a) for a in cmd)
     box.tmux("-u", "new-session", "-d", "-s", "w", "-x", str(cols), "-y", str(rows), shell)
@@ -179,6 +179,7 @@ for cols, rows, lang in ((80, 24, "C"), (200, 50, "C.UTF-8")):
         for _ in range(2):
             tap.skip(f"TTY {cols}x{rows}", "tmux is not installed")
         continue
+    # A loaded machine (CI's sanitizer trees) may take a while to show two frames.
     s = tty_run(cols, rows, lang, [W, "-e", "sched:sched_switch", "--by",
                                    "sched:sched_switch:next_comm"], two_frames)
     lines = s.rstrip("\n").split("\n")
