@@ -5,7 +5,8 @@
 # build failure, crash, leak, timeout or OOM.
 #
 #   fuzz/run.sh [SECONDS]
-#   env: FUZZ_BUILD (default fuzz/build), CLANG (default clang),
+#   env: FUZZ_BUILD (default fuzz/build), CLANG (default clang), FUZZ_JOBS
+#        (targets run at once, default 2),
 #        FUZZ_TARGETS (e.g. "ring cpulist"; default all), FUZZ_TIMEOUT
 #        (seconds per input, default 10), FUZZ_FLAGS (extra libFuzzer flags)
 set -u
@@ -94,13 +95,29 @@ if [ -z "$targets" ]; then
 		targets="$targets ${n%.c}"
 	done
 fi
+# FUZZ_JOBS targets at a time (default 2, this machine's cores): each
+# fuzzer is one process on one core, and CI's time is short.
+jobs=${FUZZ_JOBS:-2}
+running=0
 for t in $targets; do
 	if [ ! -f "fuzz/fuzz_$t.c" ]; then
 		echo "fuzz_$t: fuzz/fuzz_$t.c not found" >&2
 		failed=1
 		continue
 	fi
-	run_target "$t" || failed=1
+	(run_target "$t" >"$build/run_$t.out" 2>&1; echo $? >"$build/run_$t.rc") &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		wait
+		running=0
+	fi
+done
+wait
+for t in $targets; do
+	[ -f "$build/run_$t.rc" ] || continue
+	cat "$build/run_$t.out"
+	[ "$(cat "$build/run_$t.rc")" = 0 ] || failed=1
+	rm -f "$build/run_$t.out" "$build/run_$t.rc"
 done
 
 echo
