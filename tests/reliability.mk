@@ -19,3 +19,16 @@ tests_test_overload_LDADD = tests/libkutil.la tests/libprtest.la core/libperfrin
 	$(CRITERION_LIBS)
 endif
 EXTRA_DIST += docs/RELIABILITY.md
+
+# Contract rules R4 (losses add up at the end, real kernel), R12 (one
+# software event of a kind; foreign ids) and issue 17's item 13 (no stale
+# fields across events of one ring).
+if HAVE_CRITERION
+CONTRACT_TESTS = tests/test_losses
+check_PROGRAMS += $(CONTRACT_TESTS)
+TESTS += $(CONTRACT_TESTS)
+
+tests_test_losses_SOURCES = tests/test_losses.c
+tests_test_losses_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_test_losses_LDADD = tests/libkutil.la core/libperfring-core.la $(CRITERION_LIBS)
+endif

@@ -212,7 +212,8 @@ PERFRING_API int perfring_session_add_software_opts(struct perfring_session *s,
 
 /** Adds a caller's attr (copied). The library still forces IDENTIFIER, TID,
  *  TIME and CPU in sample_type, sample_id_all, use_clockid=CLOCK_MONOTONIC and
- *  disabled, and clears the wakeup settings (the session owns those). A
+ *  disabled, and clears the wakeup settings (the session owns those); the
+ *  fds are opened with the library's read_format (ID and LOST, for R4). A
  *  sample_type bit the decoder does not support is -EOPNOTSUPP; the sentence
  *  names it. Supported: IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD
  *  CALLCHAIN RAW. */
@@ -279,7 +280,15 @@ PERFRING_API int perfring_session_set_record_callback(struct perfring_session *s
  *  no events and no record callback. */
 PERFRING_API int perfring_session_start(struct perfring_session *s);
 
-/** Disables every event. Records already in the rings stay readable. */
+/** Disables every event. Records already in the rings stay readable.
+ *  Losses add up, even at the end (R4): the kernel reports drops in a LOST
+ *  record only with the next record that fits, so a ring full to the end
+ *  never reports its last ones. The first parse of each CPU after stop (any
+ *  form: parse_all, parse_for_cpu, cpu_next, a loop's) also reads the
+ *  kernel's own count of every event's drops (read_format PERF_FORMAT_LOST,
+ *  Linux 6.0+). Once it has run, samples delivered + stats.lost = records
+ *  produced, exactly, on every CPU; a drop in both a LOST record and that
+ *  count is counted once. */
 PERFRING_API int perfring_session_stop(struct perfring_session *s);
 
 /* ------------------------------------------------- level 2: per-CPU fds */
@@ -331,7 +340,9 @@ PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu);
 struct perfring_cpu_stats {
 	uint64_t records;       /**< records read (samples and kernel records) */
 	uint64_t bytes;         /**< bytes read */
-	uint64_t lost;          /**< records the kernel dropped (LOST, LOST_SAMPLES) */
+	uint64_t lost;          /**< records the kernel dropped: LOST and
+	                             LOST_SAMPLES records, and after stop the drops
+	                             no LOST record reported (R4, see stop) */
 	uint64_t corrupt;       /**< bad records skipped (header, overrun, field) */
 	uint64_t wakeups;       /**< kernel readiness wakeups handled */
 	uint32_t max_fill_pct;  /**< highest ring fill seen at a read */
