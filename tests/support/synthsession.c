@@ -25,14 +25,16 @@ static int alloc_rings(struct synth_session *b, size_t n, uint64_t ring_size)
 static int attach_ring(struct synth_session *b, struct pr_cpu *c, size_t i)
 {
 	struct synth_ring *sr = &b->rings[i];
+	size_t k;
 
 	c->cpu = (int)i;
-	c->ids = pr_calloc(2, sizeof(*c->ids));
+	c->ids = pr_calloc(1 + b->nevents, sizeof(*c->ids));
 	if (!c->ids)
 		return -ENOMEM;
 	c->ids[0] = (struct pr_idmap){ synth_leader_id(i), NULL };
-	c->ids[1] = (struct pr_idmap){ synth_event_id(i), b->ev };
-	c->nids = 2;
+	for (k = 0; k < b->nevents; k++)
+		c->ids[1 + k] = (struct pr_idmap){ synth_event_k_id(i, k), b->evs[k] };
+	c->nids = 1 + b->nevents;
 	pr_cpu_ids_ready(c);
 	/* The ring's scratch is the synth ring's: c->scratch stays NULL so the
 	 * session's close path does not free it. */
@@ -60,24 +62,49 @@ static int attach_rings(struct synth_session *b)
 	return err;
 }
 
-int synth_session_new(struct synth_session *b, size_t nrings, uint64_t ring_size,
-			    const struct perf_event_attr *attr, perfring_sample_fn fn, void *ctx)
+static int add_events(struct synth_session *b, const struct synth_event_spec *evs, size_t n)
+{
+	int err;
+
+	for (b->nevents = 0; b->nevents < n; b->nevents++) {
+		struct perfring_event **ev = &b->evs[b->nevents];
+
+		if (!evs[b->nevents].attr)
+			return -EINVAL;
+		if ((err = perfring_session_add_attr(b->s, evs[b->nevents].attr, ev)) ||
+		    (err = perfring_event_set_callback(*ev, evs[b->nevents].fn,
+						       evs[b->nevents].ctx)))
+			return err;
+	}
+	b->ev = b->evs[0];
+	return 0;
+}
+
+int synth_session_new_events(struct synth_session *b, size_t nrings, uint64_t ring_size,
+			     const struct synth_event_spec *evs, size_t n)
 {
 	struct perfring_opts o = { .sz = sizeof(o) };
 	int err;
 
 	memset(b, 0, sizeof(*b));
-	if (!nrings || nrings > UINT32_MAX || !attr)
+	if (!nrings || nrings > UINT32_MAX || !evs || !n || n > SYNTH_EVENTS_MAX)
 		return -EINVAL;
 	if ((err = perfring_session_new(&o, &b->s)))
 		return err;
-	if ((err = perfring_session_add_attr(b->s, attr, &b->ev)) ||
-	    (err = perfring_event_set_callback(b->ev, fn, ctx)) ||
-	    (err = alloc_rings(b, nrings, ring_size)) || (err = attach_rings(b))) {
+	if ((err = add_events(b, evs, n)) || (err = alloc_rings(b, nrings, ring_size)) ||
+	    (err = attach_rings(b))) {
 		synth_session_free(b);
 		return err;
 	}
 	return 0;
+}
+
+int synth_session_new(struct synth_session *b, size_t nrings, uint64_t ring_size,
+			    const struct perf_event_attr *attr, perfring_sample_fn fn, void *ctx)
+{
+	struct synth_event_spec one = { attr, fn, ctx };
+
+	return synth_session_new_events(b, nrings, ring_size, &one, 1);
 }
 
 void synth_session_free(struct synth_session *b)
@@ -113,18 +140,29 @@ void synth_session_clear(struct synth_session *b)
 	synth_session_rewind(b);
 }
 
+uint64_t synth_session_sample_type_k(const struct synth_session *b, size_t k)
+{
+	return perfring_event_attr(b->evs[k])->sample_type;
+}
+
 uint64_t synth_session_sample_type(const struct synth_session *b)
 {
-	return perfring_event_attr(b->ev)->sample_type;
+	return synth_session_sample_type_k(b, 0);
+}
+
+size_t synth_session_template_k(const struct synth_session *b, size_t ring, size_t k,
+				struct synth_fields *f, uint8_t *buf, size_t cap)
+{
+	f->identifier = synth_event_k_id(ring, k);
+	f->id = synth_event_k_id(ring, k);
+	f->cpu = (uint32_t)ring;
+	return synth_sample(buf, cap, synth_session_sample_type_k(b, k), f);
 }
 
 size_t synth_session_template(const struct synth_session *b, size_t ring, struct synth_fields *f,
 		      uint8_t *buf, size_t cap)
 {
-	f->identifier = synth_event_id(ring);
-	f->id = synth_event_id(ring);
-	f->cpu = (uint32_t)ring;
-	return synth_sample(buf, cap, synth_session_sample_type(b), f);
+	return synth_session_template_k(b, ring, 0, f, buf, cap);
 }
 
 /* perf_output_sample() order: IDENTIFIER, IP, TID, then TIME. */
