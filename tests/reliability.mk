@@ -24,13 +24,18 @@ EXTRA_DIST += docs/RELIABILITY.md
 # software event of a kind; foreign ids) and issue 17's item 13 (no stale
 # fields across events of one ring).
 if HAVE_CRITERION
-CONTRACT_TESTS = tests/test_losses tests/test_stale
+CONTRACT_TESTS = tests/test_losses tests/test_kinds tests/test_stale
 check_PROGRAMS += $(CONTRACT_TESTS)
 TESTS += $(CONTRACT_TESTS)
 
 tests_test_losses_SOURCES = tests/test_losses.c
 tests_test_losses_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_test_losses_LDADD = tests/libkutil.la core/libperfring-core.la $(CRITERION_LIBS)
+tests_test_kinds_SOURCES = tests/test_kinds.c
+tests_test_kinds_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
+tests_test_kinds_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_test_kinds_LDADD = tests/libkutil.la tests/libprtest.la core/libperfring-core.la \
+	$(CRITERION_LIBS)
 tests_test_stale_SOURCES = tests/test_stale.c
 tests_test_stale_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 tests_test_stale_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)

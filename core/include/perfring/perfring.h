@@ -199,12 +199,21 @@ PERFRING_API int perfring_session_add_tracepoint(struct perfring_session *s,
 						 const char *system, const char *name,
 						 struct perfring_event **out);
 
-/** Adds a software event sampling every `period` events (0 = 1). */
+/** Adds a software event sampling every `period` events (0 = 1).
+ *  One event of a kind per session (R12): a second one of the same kind, or
+ *  one of the type and config of an add_attr event, is -EEXIST with a
+ *  sentence. Linux fills a software sample's ID and TIME once per overflow
+ *  and reuses them for every event of that kind on the CPU, so the second
+ *  event's samples would go to the first, or be decoded with the wrong
+ *  layout. Records of ids the session does not own (another session's
+ *  event of the same kind can put them in its rings) are counted in
+ *  stats.unknown and never delivered as samples. */
 PERFRING_API int perfring_session_add_software(struct perfring_session *s,
 					       enum perfring_software kind, uint64_t period,
 					       struct perfring_event **out);
 
-/** Adds a software event with frequency, callchain or user-only settings. */
+/** Adds a software event with frequency, callchain or user-only settings.
+ *  -EEXIST for a kind the session already has (R12, see add_software). */
 PERFRING_API int perfring_session_add_software_opts(struct perfring_session *s,
 						    enum perfring_software kind,
 						    const struct perfring_software_opts *opts,
@@ -216,7 +225,9 @@ PERFRING_API int perfring_session_add_software_opts(struct perfring_session *s,
  *  fds are opened with the library's read_format (ID and LOST, for R4). A
  *  sample_type bit the decoder does not support is -EOPNOTSUPP; the sentence
  *  names it. Supported: IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD
- *  CALLCHAIN RAW. */
+ *  CALLCHAIN RAW. A PERF_TYPE_SOFTWARE attr whose config the session
+ *  already has (from add_attr or add_software) is -EEXIST (R12), whatever
+ *  its sample_type. */
 PERFRING_API int perfring_session_add_attr(struct perfring_session *s,
 					   const struct perf_event_attr *attr,
 					   struct perfring_event **out);
@@ -350,7 +361,8 @@ struct perfring_cpu_stats {
 	uint64_t samples;       /**< PERF_RECORD_SAMPLE records delivered */
 	uint64_t late;          /**< merged parses: records older than one a merged
 	                             parse already delivered (see below) */
-	uint64_t unknown;       /**< records of unknown type or event, skipped */
+	uint64_t unknown;       /**< records of unknown type or of an id this
+	                             session does not own, skipped (R12) */
 	uint64_t flushes;       /**< timer (flush/poll) passes that read this ring */
 };
 
