@@ -2,6 +2,10 @@
 # calls, and overload (ring pressure, many events, many rings).
 if HAVE_CRITERION
 RELIABILITY_TESTS = tests/test_faults tests/test_hostile tests/test_overload
+# Contract rules R4 (losses add up at the end, real kernel), R12 (one
+# software event of a kind; foreign ids) and issue 17's item 13 (no stale
+# fields across events of one ring).
+RELIABILITY_TESTS += tests/test_contract
 check_PROGRAMS += $(RELIABILITY_TESTS)
 TESTS += $(RELIABILITY_TESTS)
 
@@ -17,27 +21,12 @@ tests_test_overload_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 tests_test_overload_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_test_overload_LDADD = tests/libkutil.la tests/libprtest.la core/libperfring-core.la \
 	$(CRITERION_LIBS)
+# One program for the three: losses::, kinds:: and stale:: in its output.
+tests_test_contract_SOURCES = tests/test_losses.c tests/test_kinds.c tests/test_stale.c
+tests_test_contract_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
+tests_test_contract_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_test_contract_LDADD = tests/libkutil.la tests/libprtest.la core/libperfring-core.la \
+	$(CRITERION_LIBS)
 endif
 EXTRA_DIST += docs/RELIABILITY.md
 
-# Contract rules R4 (losses add up at the end, real kernel), R12 (one
-# software event of a kind; foreign ids) and issue 17's item 13 (no stale
-# fields across events of one ring).
-if HAVE_CRITERION
-CONTRACT_TESTS = tests/test_losses tests/test_kinds tests/test_stale
-check_PROGRAMS += $(CONTRACT_TESTS)
-TESTS += $(CONTRACT_TESTS)
-
-tests_test_losses_SOURCES = tests/test_losses.c
-tests_test_losses_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
-tests_test_losses_LDADD = tests/libkutil.la core/libperfring-core.la $(CRITERION_LIBS)
-tests_test_kinds_SOURCES = tests/test_kinds.c
-tests_test_kinds_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
-tests_test_kinds_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
-tests_test_kinds_LDADD = tests/libkutil.la tests/libprtest.la core/libperfring-core.la \
-	$(CRITERION_LIBS)
-tests_test_stale_SOURCES = tests/test_stale.c
-tests_test_stale_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
-tests_test_stale_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
-tests_test_stale_LDADD = tests/libprtest.la core/libperfring-core.la $(CRITERION_LIBS)
-endif

@@ -19,8 +19,6 @@
 #include <unistd.h>
 
 #include "kutil.h"
-#include "read/merge.h"
-#include "read/batch.h"
 #include "synthsession.h"
 
 /* ------------------------------------------------------ the registry */
@@ -275,49 +273,19 @@ static void verdict(struct tally *t, const char *how)
 	synth_session_free(&t->b);
 }
 
-static void merged(bool batches)
+static void parse_by(enum synth_form f)
 {
 	struct tally t;
-	struct pr_batch *bt;
+	uint64_t own = 0;
 
 	setup(&t);
-	bt = t.b.s->merge->batch;
-	cr_assert_not_null(bt);
-	bt->after = bt->wait = bt->wait_max = batches ? 1 : UINT32_MAX;
-	if (batches)
-		bt->min_total = 1;
-	cr_assert_geq(perfring_session_parse_all(t.b.s), 0);
-	if (batches)
-		cr_expect_gt(bt->batches, 0, "no batch ran");
-	verdict(&t, batches ? "parse_all, batches" : "parse_all, tree alone");
+	for (size_t r = 0; r < RINGS; r++)
+		own += t.own[r];
+	cr_assert_eq(synth_session_parse(&t.b, f), (int)own, "%s", synth_form_name[f]);
+	verdict(&t, synth_form_name[f]);
 }
 
-Test(kinds, foreign_ids_parse_all_tree) { merged(false); }
-Test(kinds, foreign_ids_parse_all_batches) { merged(true); }
-
-Test(kinds, foreign_ids_parse_for_cpu)
-{
-	struct tally t;
-
-	setup(&t);
-	for (int r = 0; r < RINGS; r++)
-		cr_assert_eq(perfring_session_parse_for_cpu(t.b.s, r), (int)t.own[r]);
-	verdict(&t, "parse_for_cpu");
-}
-
-Test(kinds, foreign_ids_pull)
-{
-	struct perfring_sample smp;
-	struct perfring_record rec;
-	struct tally t;
-	int n;
-
-	setup(&t);
-	for (int r = 0; r < RINGS; r++) {
-		while ((n = perfring_cpu_next(t.b.s, r, &smp, &rec)) > 0)
-			n == PERFRING_NEXT_SAMPLE ? on_sample(&smp, &t) : on_record(&rec, &t);
-		cr_assert_eq(n, 0);
-		cr_assert_eq(perfring_cpu_commit(t.b.s, r), 0);
-	}
-	verdict(&t, "pull");
-}
+Test(kinds, foreign_ids_parse_all_tree) { parse_by(SYNTH_TREE); }
+Test(kinds, foreign_ids_parse_all_batches) { parse_by(SYNTH_BATCHES); }
+Test(kinds, foreign_ids_parse_for_cpu) { parse_by(SYNTH_PER_CPU); }
+Test(kinds, foreign_ids_pull) { parse_by(SYNTH_PULL); }

@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/merge.h"
-#include "read/batch.h"
 #include "synthsession.h"
 
 #define RINGS 4
@@ -230,59 +228,16 @@ static void verdict(struct check *c, const char *how)
 	free(c->event_of);
 }
 
-static void merged(bool batches)
-{
-	struct check c;
-	struct pr_batch *bt;
-
-	setup(&c);
-	bt = c.b.s->merge->batch;
-	cr_assert_not_null(bt);
-	bt->after = bt->wait = bt->wait_max = batches ? 1 : UINT32_MAX;
-	if (batches)
-		bt->min_total = 1;
-	cr_assert_eq(perfring_session_parse_all(c.b.s), RINGS * PER_RING);
-	if (batches)
-		cr_expect_gt(bt->batches, 0, "no batch ran");
-	else
-		cr_expect_eq(bt->batches, 0);
-	verdict(&c, batches ? "parse_all, batches after every step" : "parse_all, tree alone");
-}
-
-Test(stale, parse_all_tree) { merged(false); }
-Test(stale, parse_all_batches) { merged(true); }
-
-Test(stale, parse_for_cpu)
+static void parse_by(enum synth_form f)
 {
 	struct check c;
 
 	setup(&c);
-	for (int r = 0; r < RINGS; r++)
-		cr_assert_eq(perfring_session_parse_for_cpu(c.b.s, r), PER_RING);
-	verdict(&c, "parse_for_cpu");
+	cr_assert_eq(synth_session_parse(&c.b, f), RINGS * PER_RING, "%s", synth_form_name[f]);
+	verdict(&c, synth_form_name[f]);
 }
 
-/* The pull form, one struct reused for every sample as a caller would. */
-Test(stale, pull)
-{
-	struct perfring_sample smp;
-	struct perfring_record rec;
-	struct check c;
-	int n;
-
-	setup(&c);
-	memset(&smp, 0, sizeof(smp));
-	for (int r = 0; r < RINGS; r++) {
-		while ((n = perfring_cpu_next(c.b.s, r, &smp, &rec)) == PERFRING_NEXT_SAMPLE) {
-			size_t k;
-
-			for (k = 0; k < NEV && smp.event != c.b.evs[k]; k++)
-				;
-			cr_assert_lt(k, NEV, "a sample of no event");
-			check_sample(&c, k, &smp);
-		}
-		cr_assert_eq(n, 0);
-		cr_assert_eq(perfring_cpu_commit(c.b.s, r), 0);
-	}
-	verdict(&c, "pull");
-}
+Test(stale, parse_all_tree) { parse_by(SYNTH_TREE); }
+Test(stale, parse_all_batches) { parse_by(SYNTH_BATCHES); }
+Test(stale, parse_for_cpu) { parse_by(SYNTH_PER_CPU); }
+Test(stale, pull) { parse_by(SYNTH_PULL); }

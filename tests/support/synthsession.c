@@ -2,6 +2,7 @@
 /* A started session whose rings are synthetic rings in ordinary memory. */
 #include "synthsession.h"
 #include "read/merge.h"
+#include "read/batch.h"
 #include "base/sys.h"
 
 #include <errno.h>
@@ -138,6 +139,60 @@ void synth_session_clear(struct synth_session *b)
 	for (i = 0; i < b->nrings; i++)
 		synth_ring_set_pos(&b->rings[i], 0);
 	synth_session_rewind(b);
+}
+
+const char *const synth_form_name[] = {
+	[SYNTH_TREE] = "parse_all, tree alone",
+	[SYNTH_BATCHES] = "parse_all, batches after every step",
+	[SYNTH_PER_CPU] = "parse_for_cpu",
+	[SYNTH_PULL] = "pull (cpu_next/commit)",
+};
+
+static int pull_one(struct perfring_session *s, int cpu, struct perfring_sample *smp)
+{
+	const struct pr_sink *sink = &s->reg.sink;
+	struct perfring_record rec;
+	int n, samples = 0;
+
+	while ((n = perfring_cpu_next(s, cpu, smp, &rec)) > 0) {
+		if (n == PERFRING_NEXT_SAMPLE && smp->event->fn)
+			smp->event->fn(smp, smp->event->ctx);
+		else if (n == PERFRING_NEXT_RECORD && sink->fn)
+			sink->fn(&rec, sink->ctx);
+		samples += n == PERFRING_NEXT_SAMPLE;
+	}
+	return n < 0 ? n : perfring_cpu_commit(s, cpu) ? -EIO : samples;
+}
+
+static int parse_each(struct synth_session *b, bool pull)
+{
+	struct perfring_sample smp;
+	int n, total = 0;
+
+	memset(&smp, 0, sizeof(smp));
+	for (size_t i = 0; i < b->nrings; i++) {
+		n = pull ? pull_one(b->s, (int)i, &smp) : perfring_session_parse_for_cpu(b->s, (int)i);
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
+int synth_session_parse(struct synth_session *b, enum synth_form f)
+{
+	struct pr_batch *bt = b->s->merge->batch;
+	bool on = f == SYNTH_BATCHES;
+	int n;
+
+	if (f == SYNTH_PER_CPU || f == SYNTH_PULL)
+		return parse_each(b, f == SYNTH_PULL);
+	if (!bt)
+		return -ENOTSUP;
+	bt->after = bt->wait = bt->wait_max = on ? 1 : UINT32_MAX;
+	bt->min_total = on ? 1 : bt->min_total;
+	n = perfring_session_parse_all(b->s);
+	return n >= 0 && on && !bt->batches ? -ENOTSUP : n;
 }
 
 uint64_t synth_session_sample_type_k(const struct synth_session *b, size_t k)

@@ -83,6 +83,19 @@ void synth_session_clear(struct synth_session *b);
  * ring's bytes are untouched, so each repetition reads the same records. */
 void synth_session_rewind(struct synth_session *b);
 
+/* The forms a test runs a stream through: parse_all with the merge's
+ * batches never tried, or tried after every step; parse_for_cpu per ring;
+ * the pull form per ring, one sample struct reused for every sample as a
+ * caller would, each handed to its event's callback (records to the
+ * record callback). */
+enum synth_form { SYNTH_TREE, SYNTH_BATCHES, SYNTH_PER_CPU, SYNTH_PULL, SYNTH__FORMS };
+extern const char *const synth_form_name[];
+
+/* Reads every ring in form f. Returns the samples handled, -errno, or
+ * -ENOTSUP when the merge has no batches (one ring) to turn on or off, or
+ * when SYNTH_BATCHES ran none. */
+int synth_session_parse(struct synth_session *b, enum synth_form f);
+
 /* The event's sample_type (with the forced bits); _k: event k's. */
 uint64_t synth_session_sample_type(const struct synth_session *b);
 uint64_t synth_session_sample_type_k(const struct synth_session *b, size_t k);
