@@ -428,7 +428,8 @@ static long reads_in_parse(struct scen *sc, struct fault *f)
 static void one_lost_case(long nth, int err, struct tally *t)
 {
 	long per_cpu = 1 + SCEN_EVENTS, ncpu = kutil_ncpu_online(), got[3];
-	struct fault f = { .call = nth ? PR_SYS_READ : PR_SYS__COUNT, .nth = nth, .err = err };
+	/* nth 0: the fault-free case (the hook counts from 1, so it never fires). */
+	struct fault f = { .call = PR_SYS_READ, .nth = nth, .err = nth ? err : EIO };
 	struct fault count = { .call = PR_SYS__COUNT };
 	struct scen sc = { 0 };
 	struct kfdset before;
@@ -461,7 +462,7 @@ Test(faults, lost_read_after_stop)
 	struct tally t = { 0 };
 	size_t e;
 
-	one_lost_case(0, 0, &t);
+	one_lost_case(0, EIO, &t);
 	for (n = 1; n <= total; n++)
 		for (e = 0; e < sizeof(sys_errnos) / sizeof(sys_errnos[0]); e++)
 			one_lost_case(n, sys_errnos[e], &t);
