@@ -169,6 +169,32 @@ int pr_add_tracepoint(struct pr_registry *r, const char *system, const char *nam
 	return register_event(r, ev, out);
 }
 
+/* R12: Linux fills a software overflow's sample ID and TIME once and reuses
+ * them for every event of that kind on the CPU, so a second one would get
+ * the first one's samples, or have them decoded with its layout. */
+static int check_kind_free(struct pr_registry *r, const struct perf_event_attr *a,
+			   const char *call)
+{
+	const struct perfring_event *ev;
+	size_t i;
+
+	if (a->type != PERF_TYPE_SOFTWARE)
+		return 0;
+	for (i = 0; i < r->nevents; i++) {
+		ev = r->events[i];
+		if (ev->attr.type == PERF_TYPE_SOFTWARE && ev->attr.config == a->config)
+			return pr_err(r->err, -EEXIST,
+				      "%s: the session already has %s, a software event of the "
+				      "same kind (type %u, config %llu); Linux gives every event "
+				      "of one software kind on a CPU the same sample ID and time, "
+				      "so the second one's samples would reach the wrong event or "
+				      "be decoded with the wrong layout: add the kind once and "
+				      "share its callback", call, ev->name, a->type,
+				      (unsigned long long)a->config);
+	}
+	return 0;
+}
+
 static const uint64_t sw_config[] = {
 	[PERFRING_SW_CPU_CLOCK] = PERF_COUNT_SW_CPU_CLOCK,
 	[PERFRING_SW_TASK_CLOCK] = PERF_COUNT_SW_TASK_CLOCK,
@@ -201,6 +227,8 @@ int pr_add_software(struct pr_registry *r, enum perfring_software kind,
 		return pr_err(r->err, -EINVAL, "perfring_software_opts: period and freq exclude each other");
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = sw_config[kind];
+	if ((err = check_kind_free(r, &a, "add_software")))
+		return err;
 	a.freq = o.freq != 0;
 	a.sample_freq = o.freq ? o.freq : (o.period ? o.period : 1);
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD |
@@ -228,6 +256,8 @@ int pr_add_attr(struct pr_registry *r, const struct perf_event_attr *attr,
 	if (bad)
 		return pr_err(r->err, -EOPNOTSUPP,
 			      "add_attr: sample_type bit %s is not supported by the decoder", bad);
+	if ((err = check_kind_free(r, attr, "add_attr")))
+		return err;
 	if (!(ev = event_alloc(r, PR_EV_ATTR, attr)))
 		return -ENOMEM;
 	snprintf(ev->name, sizeof(ev->name), "attr:type=%u,config=%llu", attr->type,

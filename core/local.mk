@@ -13,7 +13,7 @@ core_libperfring_core_la_SOURCES = \
 	core/kernel/tracefs.c core/kernel/tracefs.h core/kernel/format.c \
 	core/event.c core/event.h \
 	core/read/cpu.c core/read/cpu.h \
-	core/kernel/open.c core/kernel/open.h \
+	core/kernel/open.c core/kernel/open.h core/kernel/lost.c core/kernel/lost.h \
 	core/read/tree.c core/read/tree.h core/read/order.h core/read/fast.h \
 	core/read/deliver.c core/read/deliver.h core/read/drain.c core/read/drain.h \
 	core/read/cursor.h core/read/batch.c core/read/batch.h \

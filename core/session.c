@@ -5,6 +5,7 @@
 #include "opts.h"
 #include "read/merge.h"
 #include "kernel/cpulist.h"
+#include "kernel/lost.h"
 #include "base/sys.h"
 
 #include <errno.h>
@@ -311,6 +312,7 @@ PERFRING_API int perfring_session_stop(struct perfring_session *s)
 		return pr_err(&s->err, -EINVAL, "perfring_session_stop: the session is not running");
 	if ((err = pr_enable_cpus(s->cpu, s->ncpu, false, &s->err)))
 		return err;
+	pr_lost_due(s->cpu, s->ncpu);
 	s->state = PR_STOPPED;
 	return 0;
 }

@@ -2,6 +2,10 @@
 # calls, and overload (ring pressure, many events, many rings).
 if HAVE_CRITERION
 RELIABILITY_TESTS = tests/test_faults tests/test_hostile tests/test_overload
+# Contract rules R4 (losses add up at the end, real kernel), R12 (one
+# software event of a kind; foreign ids) and issue 17's item 13 (no stale
+# fields across events of one ring).
+RELIABILITY_TESTS += tests/test_contract
 check_PROGRAMS += $(RELIABILITY_TESTS)
 TESTS += $(RELIABILITY_TESTS)
 
@@ -28,6 +32,12 @@ tests_churn_LDFLAGS = -pthread
 tests_test_start_SOURCES = tests/test_start.c
 tests_test_start_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_test_start_LDADD = tests/libkutil.la core/libperfring-core.la $(CRITERION_LIBS)
+# One program for the three: losses::, kinds:: and stale:: in its output.
+tests_test_contract_SOURCES = tests/test_losses.c tests/test_kinds.c tests/test_stale.c
+tests_test_contract_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
+tests_test_contract_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_test_contract_LDADD = tests/libkutil.la tests/libprtest.la core/libperfring-core.la \
+	$(CRITERION_LIBS)
 endif
 # R10: tests/errcases tries each cause of an error; the script runs it as
 # root and as nobody and checks each sentence names the cause.

@@ -362,18 +362,25 @@ Test(faults, calloc) { run_kind(PR_SYS_CALLOC); }
 Test(faults, realloc) { run_kind(PR_SYS_REALLOC); }
 Test(faults, timerfd_create) { run_kind(PR_SYS_TIMERFD); }
 
+/* The fds before, then the whole scenario run without faults. */
+static void started(struct scen *sc, struct kfdset *before)
+{
+	enum step st = ST__COUNT;
+
+	cr_assert_eq(kutil_fd_snapshot(before), 0);
+	KCHECK(scen_run(sc, ST_NEW, &st, NULL), st == ST_NEW ? NULL : sc->s);
+}
+
 /* Stopping: a failed PERF_EVENT_IOC_DISABLE is reported, the session stays
  * running, a second stop works, and free releases everything. */
 static void one_stop_case(long nth, int err, struct tally *t)
 {
 	struct fault f = { .call = PR_SYS_IOCTL, .nth = nth, .err = err };
 	struct scen sc = { 0 };
-	enum step st = ST__COUNT;
 	struct kfdset before;
 	int rc;
 
-	cr_assert_eq(kutil_fd_snapshot(&before), 0);
-	KCHECK(scen_run(&sc, ST_NEW, &st, NULL), st == ST_NEW ? NULL : sc.s);
+	started(&sc, &before);
 	pr_fault_set(fault_hook, &f);
 	rc = perfring_session_stop(sc.s);
 	pr_fault_set(NULL, NULL);
@@ -400,6 +407,67 @@ Test(faults, stop)
 			one_stop_case(n, sys_errnos[e], &t);
 	fprintf(stderr, "# fault injection ioctl in stop: %ld calls, %ld cases, %ld bad\n",
 		total, t.cases, t.bad);
+	cr_assert_eq(t.bad, 0);
+}
+
+/* R4's totals: the first parse after stop reads each fd's drop count, one
+ * read per fd. A failed read is not the parse's failure: that CPU's totals
+ * stay due and the next parse reads all of its fds again, then none. */
+static long reads_in_parse(struct scen *sc, struct fault *f)
+{
+	int n;
+
+	memset(f->seen, 0, sizeof(f->seen));
+	pr_fault_set(fault_hook, f);
+	n = perfring_session_parse_all(sc->s);
+	pr_fault_set(NULL, NULL);
+	cr_expect_geq(n, 0, "parse_all after stop: %d (%s)", n, perfring_session_last_error(sc->s));
+	return f->seen[PR_SYS_READ];
+}
+
+static void one_lost_case(long nth, int err, struct tally *t)
+{
+	long per_cpu = 1 + SCEN_EVENTS, ncpu = kutil_ncpu_online(), got[3];
+	/* nth 0: the fault-free case (the hook counts from 1, so it never fires). */
+	struct fault f = { .call = PR_SYS_READ, .nth = nth, .err = nth ? err : EIO };
+	struct fault count = { .call = PR_SYS__COUNT };
+	struct scen sc = { 0 };
+	struct kfdset before;
+	bool ok;
+
+	started(&sc, &before);
+	cr_assert_eq(perfring_session_stop(sc.s), 0);
+	got[0] = reads_in_parse(&sc, &f);
+	got[1] = reads_in_parse(&sc, &count);
+	got[2] = reads_in_parse(&sc, &count);
+	t->cases++;
+	/* Fault-free: every fd once. Read #nth failed: the rest of its CPU's
+	 * fds were skipped, and the next parse reads that CPU's again. */
+	if (!nth)
+		ok = got[0] == ncpu * per_cpu && got[1] == 0;
+	else
+		ok = f.fired && got[0] == ncpu * per_cpu - (per_cpu - (nth - 1) % per_cpu) + 1 &&
+		     got[1] == per_cpu && got[2] == 0;
+	cr_expect(ok, "read #%ld failing with %s: reads %ld, %ld, %ld", nth,
+		  nth ? strerrorname_np(err) : "nothing", got[0], got[1], got[2]);
+	cr_expect_eq(kutil_stats(sc.s).lost, 0, "nothing was dropped");
+	t->restarted += ok;
+	perfring_session_free(sc.s);
+	t->bad += !check_clean(&f, &before) || !ok;
+}
+
+Test(faults, lost_read_after_stop)
+{
+	long n, total = kutil_ncpu_online() * (1 + SCEN_EVENTS);
+	struct tally t = { 0 };
+	size_t e;
+
+	one_lost_case(0, EIO, &t);
+	for (n = 1; n <= total; n++)
+		for (e = 0; e < sizeof(sys_errnos) / sizeof(sys_errnos[0]); e++)
+			one_lost_case(n, sys_errnos[e], &t);
+	fprintf(stderr, "# fault injection read of the drop counts after stop: %ld calls, "
+		"%ld cases, %ld bad\n", total, t.cases - 1, t.bad);
 	cr_assert_eq(t.bad, 0);
 }
 

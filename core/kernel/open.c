@@ -2,6 +2,7 @@
 /* Opening the rings: one dummy leader per CPU owns the mmapped ring; every
  * event (and, in pid mode, every thread) on that CPU is redirected into it. */
 #include "kernel/open.h"
+#include "kernel/lost.h"
 #include "base/sys.h"
 
 #include <dirent.h>
@@ -108,6 +109,7 @@ void pr_open_attr(const struct pr_plan *p, const struct perfring_event *ev,
 		a->inherit = p->pid > 0;
 		a->enable_on_exec = p->enable_on_exec;
 		a->wakeup_events = p->wakeup_events;
+		a->read_format = pr_lost_read_format();
 		return;
 	}
 	leader_attr(p, a);
@@ -128,6 +130,8 @@ static void leader_attr(const struct pr_plan *p, struct perf_event_attr *a)
 	a->mmap = a->mmap2 = !!(m & PERFRING_REC_MMAP);
 	a->task = !!(m & PERFRING_REC_TASK);
 	a->context_switch = !!(m & PERFRING_REC_SWITCH);
+	/* Every fd's read gives its drops (kernel/lost.c), this one's too. */
+	a->read_format = pr_lost_read_format();
 	/* The ring is created by this event, so its attr sets the watermark. */
 	if (p->wakeup_watermark) {
 		a->watermark = 1;

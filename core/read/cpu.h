@@ -16,6 +16,13 @@ struct pr_idmap {
 	struct perfring_event *ev;  /* NULL: the CPU's dummy leader */
 };
 
+/* A ring's drops as two counts of one sequence (kernel/lost.c): the sum
+ * of its LOST records and the kernel's per-event totals at the last read. */
+struct pr_lost {
+	uint64_t rec, read;
+	int due;                    /* atomic: read the totals at the next parse */
+};
+
 /* Written only by the thread parsing this CPU, so it is padded to its own
  * cache lines. */
 struct pr_cpu {
@@ -37,6 +44,7 @@ struct pr_cpu {
 	bool pulling;               /* pull form holds an uncommitted batch */
 	bool ended;                 /* its fd reported the end and the ring was
 	                               drained after it: nobody watches it now */
+	struct pr_lost lost;        /* what stats.lost is made of */
 	char pad[64];               /* keeps CPUs parsed by different threads apart */
 };
 

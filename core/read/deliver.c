@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* One record: its event, its decoding, its callback, and the stats it moves. */
 #include "read/deliver.h"
+#include "kernel/lost.h"
 
 #include <errno.h>
 
@@ -52,10 +53,12 @@ static void note_fill(struct pr_cpu *c)
 		PR_STAT_SET(c, max_fill_pct, (uint32_t)fill);
 }
 
+/* A LOST record's drops may already be in a total read from the kernel
+ * (kernel/lost.c). LOST_SAMPLES counts what no total holds. */
 static void count_lost(struct pr_cpu *c, const struct perfring_record *r)
 {
 	if (r->type == PERF_RECORD_LOST)
-		PR_STAT_ADD(c, lost, r->u.lost.lost);
+		pr_lost_record(c, r->u.lost.lost);
 	else if (r->type == PERF_RECORD_LOST_SAMPLES)
 		PR_STAT_ADD(c, lost, r->u.lost_samples.lost);
 }
@@ -136,6 +139,7 @@ void pr_begin(struct pr_cpu *c)
 {
 	enum pr_ring_err err;
 
+	pr_lost_begin(c);
 	pr_ring_begin(&c->ring, &err);
 	if (err)
 		PR_STAT_ADD(c, corrupt, 1);

@@ -2,6 +2,7 @@
 /* A started session whose rings are synthetic rings in ordinary memory. */
 #include "synthsession.h"
 #include "read/merge.h"
+#include "read/batch.h"
 #include "base/sys.h"
 
 #include <errno.h>
@@ -25,14 +26,16 @@ static int alloc_rings(struct synth_session *b, size_t n, uint64_t ring_size)
 static int attach_ring(struct synth_session *b, struct pr_cpu *c, size_t i)
 {
 	struct synth_ring *sr = &b->rings[i];
+	size_t k;
 
 	c->cpu = (int)i;
-	c->ids = pr_calloc(2, sizeof(*c->ids));
+	c->ids = pr_calloc(1 + b->nevents, sizeof(*c->ids));
 	if (!c->ids)
 		return -ENOMEM;
 	c->ids[0] = (struct pr_idmap){ synth_leader_id(i), NULL };
-	c->ids[1] = (struct pr_idmap){ synth_event_id(i), b->ev };
-	c->nids = 2;
+	for (k = 0; k < b->nevents; k++)
+		c->ids[1 + k] = (struct pr_idmap){ synth_event_k_id(i, k), b->evs[k] };
+	c->nids = 1 + b->nevents;
 	pr_cpu_ids_ready(c);
 	/* The ring's scratch is the synth ring's: c->scratch stays NULL so the
 	 * session's close path does not free it. */
@@ -60,24 +63,49 @@ static int attach_rings(struct synth_session *b)
 	return err;
 }
 
-int synth_session_new(struct synth_session *b, size_t nrings, uint64_t ring_size,
-			    const struct perf_event_attr *attr, perfring_sample_fn fn, void *ctx)
+static int add_events(struct synth_session *b, const struct synth_event_spec *evs, size_t n)
+{
+	int err;
+
+	for (b->nevents = 0; b->nevents < n; b->nevents++) {
+		struct perfring_event **ev = &b->evs[b->nevents];
+
+		if (!evs[b->nevents].attr)
+			return -EINVAL;
+		if ((err = perfring_session_add_attr(b->s, evs[b->nevents].attr, ev)) ||
+		    (err = perfring_event_set_callback(*ev, evs[b->nevents].fn,
+						       evs[b->nevents].ctx)))
+			return err;
+	}
+	b->ev = b->evs[0];
+	return 0;
+}
+
+int synth_session_new_events(struct synth_session *b, size_t nrings, uint64_t ring_size,
+			     const struct synth_event_spec *evs, size_t n)
 {
 	struct perfring_opts o = { .sz = sizeof(o) };
 	int err;
 
 	memset(b, 0, sizeof(*b));
-	if (!nrings || nrings > UINT32_MAX || !attr)
+	if (!nrings || nrings > UINT32_MAX || !evs || !n || n > SYNTH_EVENTS_MAX)
 		return -EINVAL;
 	if ((err = perfring_session_new(&o, &b->s)))
 		return err;
-	if ((err = perfring_session_add_attr(b->s, attr, &b->ev)) ||
-	    (err = perfring_event_set_callback(b->ev, fn, ctx)) ||
-	    (err = alloc_rings(b, nrings, ring_size)) || (err = attach_rings(b))) {
+	if ((err = add_events(b, evs, n)) || (err = alloc_rings(b, nrings, ring_size)) ||
+	    (err = attach_rings(b))) {
 		synth_session_free(b);
 		return err;
 	}
 	return 0;
+}
+
+int synth_session_new(struct synth_session *b, size_t nrings, uint64_t ring_size,
+			    const struct perf_event_attr *attr, perfring_sample_fn fn, void *ctx)
+{
+	struct synth_event_spec one = { attr, fn, ctx };
+
+	return synth_session_new_events(b, nrings, ring_size, &one, 1);
 }
 
 void synth_session_free(struct synth_session *b)
@@ -113,18 +141,83 @@ void synth_session_clear(struct synth_session *b)
 	synth_session_rewind(b);
 }
 
+const char *const synth_form_name[] = {
+	[SYNTH_TREE] = "parse_all, tree alone",
+	[SYNTH_BATCHES] = "parse_all, batches after every step",
+	[SYNTH_PER_CPU] = "parse_for_cpu",
+	[SYNTH_PULL] = "pull (cpu_next/commit)",
+};
+
+static int pull_one(struct perfring_session *s, int cpu, struct perfring_sample *smp)
+{
+	const struct pr_sink *sink = &s->reg.sink;
+	struct perfring_record rec;
+	int n, samples = 0;
+
+	while ((n = perfring_cpu_next(s, cpu, smp, &rec)) > 0) {
+		if (n == PERFRING_NEXT_SAMPLE && smp->event->fn)
+			smp->event->fn(smp, smp->event->ctx);
+		else if (n == PERFRING_NEXT_RECORD && sink->fn)
+			sink->fn(&rec, sink->ctx);
+		samples += n == PERFRING_NEXT_SAMPLE;
+	}
+	return n < 0 ? n : perfring_cpu_commit(s, cpu) ? -EIO : samples;
+}
+
+static int parse_each(struct synth_session *b, bool pull)
+{
+	struct perfring_sample smp;
+	int n, total = 0;
+
+	memset(&smp, 0, sizeof(smp));
+	for (size_t i = 0; i < b->nrings; i++) {
+		n = pull ? pull_one(b->s, (int)i, &smp) : perfring_session_parse_for_cpu(b->s, (int)i);
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
+int synth_session_parse(struct synth_session *b, enum synth_form f)
+{
+	struct pr_batch *bt = b->s->merge->batch;
+	bool on = f == SYNTH_BATCHES;
+	int n;
+
+	if (f == SYNTH_PER_CPU || f == SYNTH_PULL)
+		return parse_each(b, f == SYNTH_PULL);
+	if (!bt)
+		return -ENOTSUP;
+	bt->after = bt->wait = bt->wait_max = on ? 1 : UINT32_MAX;
+	bt->min_total = on ? 1 : bt->min_total;
+	n = perfring_session_parse_all(b->s);
+	return n >= 0 && on && !bt->batches ? -ENOTSUP : n;
+}
+
+uint64_t synth_session_sample_type_k(const struct synth_session *b, size_t k)
+{
+	return perfring_event_attr(b->evs[k])->sample_type;
+}
+
 uint64_t synth_session_sample_type(const struct synth_session *b)
 {
-	return perfring_event_attr(b->ev)->sample_type;
+	return synth_session_sample_type_k(b, 0);
+}
+
+size_t synth_session_template_k(const struct synth_session *b, size_t ring, size_t k,
+				struct synth_fields *f, uint8_t *buf, size_t cap)
+{
+	f->identifier = synth_event_k_id(ring, k);
+	f->id = synth_event_k_id(ring, k);
+	f->cpu = (uint32_t)ring;
+	return synth_sample(buf, cap, synth_session_sample_type_k(b, k), f);
 }
 
 size_t synth_session_template(const struct synth_session *b, size_t ring, struct synth_fields *f,
 		      uint8_t *buf, size_t cap)
 {
-	f->identifier = synth_event_id(ring);
-	f->id = synth_event_id(ring);
-	f->cpu = (uint32_t)ring;
-	return synth_sample(buf, cap, synth_session_sample_type(b), f);
+	return synth_session_template_k(b, ring, 0, f, buf, cap);
 }
 
 /* perf_output_sample() order: IDENTIFIER, IP, TID, then TIME. */

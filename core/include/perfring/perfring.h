@@ -221,12 +221,21 @@ PERFRING_API int perfring_session_add_tracepoint(struct perfring_session *s,
 						 const char *system, const char *name,
 						 struct perfring_event **out);
 
-/** Adds a software event sampling every `period` events (0 = 1). */
+/** Adds a software event sampling every `period` events (0 = 1).
+ *  One event of a kind per session (R12): a second one of the same kind, or
+ *  one of the type and config of an add_attr event, is -EEXIST with a
+ *  sentence. Linux fills a software sample's ID and TIME once per overflow
+ *  and reuses them for every event of that kind on the CPU, so the second
+ *  event's samples would go to the first, or be decoded with the wrong
+ *  layout. Records of ids the session does not own (another session's
+ *  event of the same kind can put them in its rings) are counted in
+ *  stats.unknown and never delivered as samples. */
 PERFRING_API int perfring_session_add_software(struct perfring_session *s,
 					       enum perfring_software kind, uint64_t period,
 					       struct perfring_event **out);
 
-/** Adds a software event with frequency, callchain or user-only settings. */
+/** Adds a software event with frequency, callchain or user-only settings.
+ *  -EEXIST for a kind the session already has (R12, see add_software). */
 PERFRING_API int perfring_session_add_software_opts(struct perfring_session *s,
 						    enum perfring_software kind,
 						    const struct perfring_software_opts *opts,
@@ -234,10 +243,13 @@ PERFRING_API int perfring_session_add_software_opts(struct perfring_session *s,
 
 /** Adds a caller's attr (copied). The library still forces IDENTIFIER, TID,
  *  TIME and CPU in sample_type, sample_id_all, use_clockid=CLOCK_MONOTONIC and
- *  disabled, and clears the wakeup settings (the session owns those). A
+ *  disabled, and clears the wakeup settings (the session owns those); the
+ *  fds are opened with the library's read_format (ID and LOST, for R4). A
  *  sample_type bit the decoder does not support is -EOPNOTSUPP; the sentence
  *  names it. Supported: IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD
- *  CALLCHAIN RAW. */
+ *  CALLCHAIN RAW. A PERF_TYPE_SOFTWARE attr whose config the session
+ *  already has (from add_attr or add_software) is -EEXIST (R12), whatever
+ *  its sample_type. */
 PERFRING_API int perfring_session_add_attr(struct perfring_session *s,
 					   const struct perf_event_attr *attr,
 					   struct perfring_event **out);
@@ -316,7 +328,15 @@ PERFRING_API int perfring_session_set_record_callback(struct perfring_session *s
 PERFRING_API int perfring_session_start(struct perfring_session *s);
 
 /** Disables every event. Records already in the rings stay readable;
- *  perfring_session_start() resumes (R11). */
+ *  perfring_session_start() resumes (R11).
+ *  Losses add up, even at the end (R4): the kernel reports drops in a LOST
+ *  record only with the next record that fits, so a ring full to the end
+ *  never reports its last ones. The first parse of each CPU after stop (any
+ *  form: parse_all, parse_for_cpu, cpu_next, a loop's) also reads the
+ *  kernel's own count of every event's drops (read_format PERF_FORMAT_LOST,
+ *  Linux 6.0+). Once it has run, samples delivered + stats.lost = records
+ *  produced, exactly, on every CPU; a drop in both a LOST record and that
+ *  count is counted once. */
 PERFRING_API int perfring_session_stop(struct perfring_session *s);
 
 /* ------------------------------------------------- level 2: per-CPU fds */
@@ -374,7 +394,9 @@ PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu);
 struct perfring_cpu_stats {
 	uint64_t records;       /**< records read (samples and kernel records) */
 	uint64_t bytes;         /**< bytes read */
-	uint64_t lost;          /**< records the kernel dropped (LOST, LOST_SAMPLES) */
+	uint64_t lost;          /**< records the kernel dropped: LOST and
+	                             LOST_SAMPLES records, and after stop the drops
+	                             no LOST record reported (R4, see stop) */
 	uint64_t corrupt;       /**< bad records skipped (header, overrun, field) */
 	uint64_t wakeups;       /**< kernel readiness wakeups handled */
 	uint32_t max_fill_pct;  /**< highest ring fill seen at a read */
@@ -384,7 +406,8 @@ struct perfring_cpu_stats {
 	uint64_t samples;       /**< PERF_RECORD_SAMPLE records delivered */
 	uint64_t late;          /**< merged parses: records older than one a merged
 	                             parse already delivered (see below) */
-	uint64_t unknown;       /**< records of unknown type or event, skipped */
+	uint64_t unknown;       /**< records of unknown type or of an id this
+	                             session does not own, skipped (R12) */
 	uint64_t flushes;       /**< timer (flush/poll) passes that read this ring */
 };
 

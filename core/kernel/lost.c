@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/* A ring's drops: LOST records and the kernel's per-event totals, as two
+ * counts of one sequence, so that no drop is counted twice. */
+#include "kernel/lost.h"
+#include "base/sys.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <sys/utsname.h>
+
+/* 0 not known yet, else 1 + whether the kernel has PERF_FORMAT_LOST. The
+ * kernel refuses unknown read_format bits, so an older one must not get it. */
+static int lost_known;
+
+static bool kernel_has_lost(void)
+{
+	struct utsname u;
+	int major = 0;
+
+	return uname(&u) == 0 && sscanf(u.release, "%d", &major) == 1 && major >= 6;
+}
+
+uint64_t pr_lost_read_format(void)
+{
+	int k = __atomic_load_n(&lost_known, __ATOMIC_RELAXED);
+
+	if (!k) {
+		k = 1 + kernel_has_lost();
+		__atomic_store_n(&lost_known, k, __ATOMIC_RELAXED);
+	}
+	return k == 2 ? PERF_FORMAT_ID | PERF_FORMAT_LOST : 0;
+}
+
+static inline uint64_t max64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * Both counts follow one sequence, the ring's drops in order: the LOST
+ * records' sum is the drops before the last one written, a read total is
+ * every drop until the read. So stats.lost is the larger of the two, and each
+ * new value adds only what it covers beyond the larger one before it.
+ */
+static void cover(struct pr_cpu *c, uint64_t rec, uint64_t read)
+{
+	uint64_t before = max64(c->lost.rec, c->lost.read);
+
+	c->lost.rec = rec;
+	c->lost.read = read;
+	PR_STAT_ADD(c, lost, max64(rec, read) - before);
+}
+
+void pr_lost_record(struct pr_cpu *c, uint64_t n)
+{
+	uint64_t rec = c->lost.rec + n;
+
+	/* A hostile ring's count must not wrap the sum back. */
+	cover(c, rec < n ? UINT64_MAX : rec, c->lost.read);
+}
+
+void pr_lost_due(struct pr_cpu *cpu, size_t n)
+{
+	size_t i;
+
+	for (i = 0; cpu && i < n; i++)
+		__atomic_store_n(&cpu[i].lost.due, 1, __ATOMIC_RELEASE);
+}
+
+/* read() with read_format ID | LOST: { value, id, lost } (linux/perf_event.h). */
+static int add_fd_lost(int fd, uint64_t *sum)
+{
+	uint64_t v[3];
+	ssize_t r = pr_read(fd, v, sizeof(v));
+
+	if (r < 0)
+		return -errno;
+	if (r != (ssize_t)sizeof(v))
+		return -EIO;
+	*sum += v[2];
+	return 0;
+}
+
+int pr_lost_sync(struct pr_cpu *c)
+{
+	uint64_t sum = 0;
+	size_t i;
+	int err;
+
+	if (!__atomic_exchange_n(&c->lost.due, 0, __ATOMIC_ACQUIRE))
+		return 0;
+	/* A synthetic ring has no fds, an older kernel no totals. */
+	if (c->leader_fd < 0 || !pr_lost_read_format())
+		return 0;
+	/* Each event counts the drops of its own records (its inherited
+	 * children's too), the dummy leader those of the tracking records. */
+	err = add_fd_lost(c->leader_fd, &sum);
+	for (i = 0; !err && i < c->nfds; i++)
+		err = add_fd_lost(c->fds[i], &sum);
+	if (err) {
+		__atomic_store_n(&c->lost.due, 1, __ATOMIC_RELAXED);
+		return err;
+	}
+	cover(c, c->lost.rec, max64(sum, c->lost.read));
+	return 0;
+}
