@@ -7,75 +7,65 @@
 #include <poll.h>
 #include <stdlib.h>
 
-struct watch {
-	uv_poll_t poll;         /* .data: the adapter */
-	int fd;                 /* the fd poll was made for; -1: not made */
-};
-
+/* Every handle is made on first use, so that an attach refused before the
+ * reactor asks for anything leaves nothing on the loop. Each handle's data
+ * is the adapter, set at attach: libuv never touches it. */
 struct perfring_libuv {
 	struct perfring_reactor *r;
 	uv_loop_t *loop;
-	size_t open, n;         /* open: made and not through their close callback */
+	size_t open, n;         /* open: handles made and not through their close */
 	uv_timer_t timer;
 	uv_idle_t idle;
-	struct watch w[];       /* by slot */
+	uv_poll_t poll[];       /* by slot; .loop is set once it is made */
 };
 
-/* Drops one handle (or destroy's hold); the last frees the reactor (which
- * calls detach's done), then us. */
-static void release(struct perfring_libuv *a)
+/* The last close: the reactor is freed (it calls detach's done), then us. */
+static void on_closed(uv_handle_t *h)
 {
+	struct perfring_libuv *a = h->data;
+
 	if (--a->open)
 		return;
 	perfring_reactor_destroyed(a->r);
 	free(a);
 }
 
-static void on_closed(uv_handle_t *h)
-{
-	release(h->data);
-}
-
 static void on_poll(uv_poll_t *p, int status, int events)
 {
 	struct perfring_libuv *a = p->data;
 
-	perfring_reactor_on_ready(a->r, (size_t)((struct watch *)p - a->w),
-				  (status < 0 ? POLLERR : 0) | ((events & UV_READABLE) ? POLLIN : 0) |
+	perfring_reactor_on_ready(a->r, (size_t)(p - a->poll), (status < 0 ? POLLERR : 0) |
+				  ((events & UV_READABLE) ? POLLIN : 0) |
 				  ((events & UV_DISCONNECT) ? POLLHUP : 0));
 }
 
-/* The timer and the idle handle are made by the first operation, so that
- * an attach refused before any leaves nothing on the loop. */
+/* The timer and the idle handle come with the first operation; their inits
+ * cannot fail. */
 static struct perfring_libuv *ready(void *loop)
 {
 	struct perfring_libuv *a = loop;
 
-	if (!a->timer.loop) { /* uv_timer_init and uv_idle_init cannot fail */
-		uv_timer_init(a->loop, &a->timer);
-		uv_idle_init(a->loop, &a->idle);
-		a->timer.data = a->idle.data = a;
+	if (!a->timer.loop && !uv_timer_init(a->loop, &a->timer) && !uv_idle_init(a->loop, &a->idle))
 		a->open += 2;
-	}
 	return a;
 }
 
 static int watch(void *loop, size_t slot, int fd, bool on)
 {
 	struct perfring_libuv *a = ready(loop);
-	struct watch *w = &a->w[slot];
+	uv_poll_t *p = &a->poll[slot];
+	uv_os_fd_t was;
 	int err;
 
 	if (!on)
-		return uv_poll_stop(&w->poll);
-	if (w->fd >= 0 && w->fd != fd)
+		return uv_poll_stop(p);
+	if (p->loop && (uv_fileno((uv_handle_t *)p, &was) || was != fd))
 		return -EBUSY; /* a slot's new fd would need a handle of its own */
-	if (w->fd < 0 && (err = uv_poll_init(a->loop, &w->poll, fd)))
+	if (!p->loop && (err = uv_poll_init(a->loop, p, fd)))
 		return err;
-	a->open += w->fd < 0;
-	w->poll.data = a;
-	w->fd = fd;
-	return uv_poll_start(&w->poll, UV_READABLE | UV_DISCONNECT, on_poll);
+	a->open += p->data != a; /* the first watch of this slot */
+	p->data = a;
+	return uv_poll_start(p, UV_READABLE | UV_DISCONNECT, on_poll);
 }
 
 static void on_idle(uv_idle_t *h)
@@ -103,20 +93,21 @@ static int timer(void *loop, uint32_t ms)
 	return ms ? uv_timer_start(&a->timer, on_timer, ms, 0) : uv_timer_stop(&a->timer);
 }
 
+/* Closes whatever was made; with nothing made, frees at once. */
 static void destroy(void *loop)
 {
 	struct perfring_libuv *a = loop;
 	size_t i;
 
-	a->open++; /* held until every close is asked for: with none, we end here */
+	a->open++; /* held until every close is asked for */
 	for (i = 0; i < a->n; i++)
-		if (a->w[i].fd >= 0)
-			uv_close((uv_handle_t *)&a->w[i].poll, on_closed);
+		if (a->poll[i].loop)
+			uv_close((uv_handle_t *)&a->poll[i], on_closed);
 	if (a->timer.loop) {
 		uv_close((uv_handle_t *)&a->timer, on_closed);
 		uv_close((uv_handle_t *)&a->idle, on_closed);
 	}
-	release(a);
+	on_closed((uv_handle_t *)&a->idle); /* drops the hold */
 }
 
 static const struct perfring_loop_ops ops = {
@@ -128,17 +119,15 @@ PERFRING_API int perfring_libuv_attach(struct perfring_session *s, uv_loop_t *lo
 				       const struct perfring_loop_opts *opts,
 				       struct perfring_libuv **out)
 {
-	size_t n = s ? perfring_session_fds(s, NULL) : 0, i;
+	size_t n = s ? perfring_session_fds(s, NULL) : 0;
 	struct perfring_libuv *a;
 	int err;
 
 	if (!s || !loop || !out)
 		return -EINVAL;
-	if (!(*out = a = calloc(1, sizeof(*a) + n * sizeof(a->w[0]))))
+	if (!(*out = a = calloc(1, sizeof(*a) + n * sizeof(a->poll[0]))))
 		return -ENOMEM;
-	a->loop = loop;
-	for (a->n = n, i = 0; i < n; i++)
-		a->w[i].fd = -1;
+	*a = (struct perfring_libuv){ .loop = loop, .n = n, .timer.data = a, .idle.data = a };
 	if ((err = perfring_reactor_new(s, opts, &ops, a, &a->r)))
 		*out = NULL;
 	return err;
