@@ -174,10 +174,12 @@ static int nomem_case(struct ctx *c)
 	if (!f || fscanf(f, "%lu", &pages) != 1)
 		return printf("%s: cannot read /proc/self/statm\n", c->name), 1;
 	fclose(f);
-	c->o.ring_pages = 1024;
+	/* A 128 MiB ring and 32 MiB to spare: what the ring's mmap needs is
+	 * refused, while a sanitizer's runtime still finds room for its own. */
+	c->o.ring_pages = 32768;
 	if (new_session(c) || add_faults(c, 1))
 		return report(c);
-	limit(RLIMIT_AS, (rlim_t)(pages * (unsigned long)sysconf(_SC_PAGESIZE) + (2ul << 20)));
+	limit(RLIMIT_AS, (rlim_t)(pages * (unsigned long)sysconf(_SC_PAGESIZE) + (32ul << 20)));
 	c->rc = perfring_session_start(c->s);
 	return report(c);
 }

@@ -177,15 +177,17 @@ for loop in $LOOPS; do
 		skip "$name" "perf (linux-perf) or setarch is missing"
 		continue
 	fi
-	p0=$(perf_pf 0) p1=$(perf_pf 1000) p1b=$(perf_pf 1000)
-	w0=$(watch_pf $loop 0) w1=$(watch_pf $loop 1000)
-	ms="perf $p0 $p1 $p1b, watch [$w0] [$w1]"
-	if [ -z "$p0" ] || [ -z "$p1" ] || [ "$p1" != "$p1b" ] ||
-	   [ "$p1" != $((p0 + 1000)) ]; then
-		skip "$name" "perf stat is not exact here: $ms"
-	else
-		check "$name" '[ "$w0" = "$p0 0" ] && [ "$w1" = "$p1 0" ]'
-	fi
+	# The workload's own faults vary by a page or two while the machine is
+	# busy (25-28 for 0 pages, seen in CI's sanitizer tree): measure again,
+	# up to 5 times, until perf stat agrees with itself and watch with it.
+	for try in 1 2 3 4 5; do
+		p0=$(perf_pf 0) p1=$(perf_pf 1000) p1b=$(perf_pf 1000)
+		w0=$(watch_pf $loop 0) w1=$(watch_pf $loop 1000)
+		[ -n "$p0" ] && [ "$p1" = "$p1b" ] && [ "$p1" = $((p0 + 1000)) ] &&
+			[ "$w0" = "$p0 0" ] && [ "$w1" = "$p1 0" ] && break
+	done
+	ms="perf $p0 $p1 $p1b, watch [$w0] [$w1], $try tries"
+	check "$name" '[ -n "$p0" ] && [ "$w0" = "$p0 0" ] && [ "$w1" = "$p1 0" ]'
 done
 
 # --------------------------------------------- SIGKILL 2 s after SIGTERM
