@@ -88,7 +88,7 @@ static void quiesce(struct perfring_reactor *r)
 	if (r->soon_on)
 		r->ops.soon(r->loop, false);
 	r->soon_on = false;
-	if (r->flush_ms)
+	if (pr_reactor_timer_ms(r)) /* the flush's, or the orphans' (R2) */
 		r->ops.timer(r->loop, 0);
 }
 
@@ -265,6 +265,6 @@ size_t pr_reactor_live(const struct perfring_reactor *r)
 	size_t i, live = 0;
 
 	for (i = 0; i < r->n; i++)
-		live += r->slots[i].watched || r->slots[i].orphan;
+		live += pr_slot_read(&r->slots[i]);
 	return live;
 }

@@ -67,14 +67,10 @@ static void want_soon(struct perfring_reactor *r, int cpu)
 		report(r, cpu, err);
 }
 
-/* With flushing off, rings of a process whose first task exited still need
- * the timer: nothing else tells when to read them (R2). */
-#define ORPHAN_MS 100
-
 /* A timer the loop cannot re-arm is a loop error of no one CPU: -1. */
 static void arm_timer(struct perfring_reactor *r)
 {
-	uint32_t ms = r->flush_ms ? r->flush_ms : r->orphans ? ORPHAN_MS : 0;
+	uint32_t ms = pr_reactor_timer_ms(r);
 	int err;
 
 	if (ms && !r->cancelled && (err = r->ops.timer(r->loop, ms)))
@@ -170,14 +166,14 @@ void pr_reactor_drain_all(struct perfring_reactor *r, bool flush)
 	size_t i;
 
 	for (i = 0; i < r->n && flush; i++)
-		if (r->slots[i].watched || r->slots[i].orphan)
+		if (pr_slot_read(&r->slots[i]))
 			PR_STAT_ADD(r->slots[i].c, flushes, 1);
 	if (r->merged) {
 		merged_pass(r);
 		return;
 	}
 	for (i = 0; i < r->n && !r->cancelled; i++)
-		if (r->slots[i].watched || r->slots[i].orphan)
+		if (pr_slot_read(&r->slots[i]))
 			pr_reactor_drain_slot(r, &r->slots[i]);
 }
 
@@ -237,7 +233,7 @@ PERFRING_API void perfring_reactor_on_soon(struct perfring_reactor *r)
 			merged_pass(r);
 	} else {
 		for (i = 0; i < r->n && !r->cancelled; i++)
-			if (r->slots[i].watched && r->slots[i].more)
+			if (pr_slot_read(&r->slots[i]) && r->slots[i].more)
 				pr_reactor_drain_slot(r, &r->slots[i]);
 	}
 	if (r->settle)

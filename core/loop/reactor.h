@@ -62,6 +62,23 @@ bool pr_reactor_drained(struct perfring_reactor *r, struct perfring_session *s, 
 void pr_reactor_drain_slot(struct perfring_reactor *r, struct slot *sl);
 void pr_reactor_drain_all(struct perfring_reactor *r, bool flush);
 
+/* With flushing off, rings of a process whose first task exited still need
+ * the timer: nothing else tells when to read them (R2). */
+#define PR_ORPHAN_MS 100
+
+/* The timer's period now: the flush's, else the orphans', else none (0). */
+static inline uint32_t pr_reactor_timer_ms(const struct perfring_reactor *r)
+{
+	return r->flush_ms ? r->flush_ms : r->orphans ? PR_ORPHAN_MS : 0;
+}
+
+/* Whether the reactor reads sl's ring: watched, or orphaned (R2), which is
+ * read on the timer alone. */
+static inline bool pr_slot_read(const struct slot *sl)
+{
+	return sl->watched || sl->orphan;
+}
+
 /* As perfring_reactor_new; merged: every drain is a time-ordered pass over
  * all rings (the session's parse_for_duration), with no budget. */
 int pr_reactor_make(struct perfring_session *s, const struct perfring_loop_opts *opts,
