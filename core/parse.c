@@ -89,8 +89,7 @@ PERFRING_API int perfring_cpu_next(struct perfring_session *s, int cpu,
 		return err;
 	if (!sample || !rec)
 		return pr_null(&s->err, __func__, sample ? "rec" : "sample");
-	/* Only the holder reads pulling: it is the holder's to write. */
-	if (pr_cpu_mine(c, me) ? !c->pulling : !pr_cpu_claim(c, me))
+	if (!pr_take_pull(c, me))
 		return busy(s, cpu);
 	pr_session_enter(s);
 	if (!c->pulling) {
@@ -108,7 +107,7 @@ PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu)
 
 	if (err)
 		return err;
-	if (pr_cpu_mine(c, me) ? !c->pulling : !pr_cpu_claim(c, me))
+	if (!pr_take_pull(c, me))
 		return busy(s, cpu);
 	end_pull(c);
 	return 0;
@@ -125,7 +124,6 @@ PERFRING_API int perfring_session_parse_all(struct perfring_session *s)
 	pr_session_enter(s);
 	n = pr_merge_parse(s->merge, NULL);
 	if (n == -EBUSY)
-		pr_err(&s->err, -EBUSY, "a ring is being parsed already (by a callback of that "
-		       "parse, or by another thread): a merged parse needs every ring");
+		pr_session_busy(s);
 	return leave(s, n);
 }

@@ -146,6 +146,12 @@ bool pr_session_process_gone(const struct perfring_session *s)
 	return kill(s->o.pid, 0) < 0 || process_is_zombie(s->o.pid);
 }
 
+int pr_session_busy(struct perfring_session *s)
+{
+	return pr_err(&s->err, -EBUSY, "a ring is being parsed already (by a callback of that "
+		      "parse, or by another thread): a merged parse needs every ring");
+}
+
 int pr_cpu_index(const struct perfring_session *s, int cpu)
 {
 	return s->cpu ? pr_cpulist_find(s->cpus, s->ncpu, cpu) : -1;

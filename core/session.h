@@ -55,6 +55,9 @@ static inline bool pr_wakeup_mode(const struct perfring_session *s)
  * a ring whose fd reported HUP is only done then. Else true. */
 bool pr_session_process_gone(const struct perfring_session *s);
 
+/* -EBUSY, with the sentence for a merged parse that found a ring held (R1). */
+int pr_session_busy(struct perfring_session *s);
+
 /* Index of cpu in s->cpu, or -1. */
 int pr_cpu_index(const struct perfring_session *s, int cpu);
 

@@ -91,15 +91,14 @@ static void poll_loop(struct perfring_session *s, struct loop *l)
  * made on the first wait and kept until the session goes. */
 struct pr_wait {
 	struct pr_attachment att;
-	struct pr_epoll d;
-	struct perfring_reactor *r;
+	struct pr_epoll d;          /* d.r: the reactor */
 };
 
 static void wait_release(struct pr_attachment *a)
 {
 	struct pr_wait *w = (struct pr_wait *)((char *)a - offsetof(struct pr_wait, att));
 
-	perfring_reactor_free(w->r);
+	perfring_reactor_free(w->d.r);
 	pr_epoll_close(&w->d);
 	free(w);
 }
@@ -122,18 +121,13 @@ static int wait_make(struct perfring_session *s, struct pr_wait **out)
 	if (!w)
 		return pr_err(&s->err, -ENOMEM, "out of memory for the session's wait");
 	w->att.release = wait_release;
-	if ((err = pr_epoll_open(&w->d, &s->err))) {
-		pr_epoll_close(&w->d);
-		free(w);
-		return err;
-	}
 	/* On failure the reactor calls the driver's destroy, which owns nothing. */
-	if ((err = pr_reactor_make(s, NULL, &pr_epoll_ops, &w->d, true, &w->d.r))) {
+	if ((err = pr_epoll_open(&w->d, &s->err)) ||
+	    (err = pr_reactor_make(s, NULL, &pr_epoll_ops, &w->d, true, &w->d.r))) {
 		pr_epoll_close(&w->d);
 		free(w);
 		return err;
 	}
-	w->r = w->d.r;
 	pr_attach(s, &w->att);
 	*out = w;
 	return 0;
@@ -143,11 +137,11 @@ static int wait_make(struct perfring_session *s, struct pr_wait **out)
 static void epoll_loop(struct pr_wait *w, struct loop *l, bool fresh)
 {
 	if (!fresh)
-		perfring_reactor_on_timer(w->r);
+		perfring_reactor_on_timer(w->d.r);
 	for (;;) {
-		l->total += (long)pr_reactor_take_samples(w->r);
-		l->stopped |= pr_reactor_take_stop(w->r);
-		if (!pr_reactor_live(w->r) || done(l))
+		l->total += (long)pr_reactor_take_samples(w->d.r);
+		l->stopped |= pr_reactor_take_stop(w->d.r);
+		if (!pr_reactor_live(w->d.r) || done(l))
 			break;
 		if (pr_epoll_turn(&w->d, bounded_ms(l, -1)) < 0)
 			break;
@@ -165,8 +159,7 @@ static int run(struct perfring_session *s, struct loop *l)
 	if (s->state == PR_NEW)
 		return pr_err(&s->err, -EINVAL, "parse before perfring_session_start");
 	if (pr_merge_busy(s->merge))
-		return pr_err(&s->err, -EBUSY, "a ring is being parsed already (by a callback of "
-			      "that parse, or by another thread): a merged parse needs every ring");
+		return pr_session_busy(s);
 	l->s = s;
 	pr_session_enter(s);
 	if (!pr_wakeup_mode(s)) {

@@ -156,13 +156,18 @@ const struct perf_event_header *pr_peek(struct pr_cpu *c)
 	return h;
 }
 
+bool pr_take_pull(struct pr_cpu *c, uintptr_t me)
+{
+	/* Only the holder reads pulling: it is the holder's to write. */
+	return pr_cpu_mine(c, me) ? c->pulling : pr_cpu_claim(c, me);
+}
+
 bool pr_take(struct pr_cpu *c, uintptr_t me)
 {
-	if (pr_cpu_claim(c, me))
-		return true;
-	if (!pr_cpu_mine(c, me) || !c->pulling)
+	if (!pr_take_pull(c, me))
 		return false;
-	pr_end(c); /* this thread's own pull batch: the parse commits it */
+	if (c->pulling)
+		pr_end(c); /* this thread's own pull batch: the parse commits it */
 	return true;
 }
 

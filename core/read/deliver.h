@@ -17,6 +17,10 @@ void pr_end(struct pr_cpu *c);
  * parse holds it. */
 bool pr_take(struct pr_cpu *c, uintptr_t me);
 
+/* Claims c for a pull call (cpu_next, cpu_commit) by thread me: free, or
+ * held by me for my own pull batch. false: another parse holds it. */
+bool pr_take_pull(struct pr_cpu *c, uintptr_t me);
+
 /* Decodes h into a sample or a kernel record, counting it. Returns
  * PERFRING_NEXT_SAMPLE, PERFRING_NEXT_RECORD, or 0 for a record that was
  * skipped and counted. */
