@@ -440,8 +440,11 @@ PERFRING_API int perfring_session_parse_all(struct perfring_session *s);
 /** Repeats parse_all for `ns` nanoseconds. Default mode sleeps
  *  poll_interval_ms after an empty pass; wakeup mode blocks on the kernel's
  *  readiness with an internal epoll set, draining all rings every flush_ms
- *  on a timerfd in the same set (both fds are opened by
- *  perfring_session_start in wakeup mode). Returns the total samples handled. */
+ *  on a timerfd in the same set (both fds are opened by the first such
+ *  wait and kept until perfring_session_free). In pid mode it returns once
+ *  the process has exited and its rings are drained (R2). Returns the total
+ *  samples handled, -EBUSY while another parse holds a ring (R1), or
+ *  -ECANCELED when a callback freed the session (R7). */
 PERFRING_API int perfring_session_parse_for_duration(struct perfring_session *s, uint64_t ns);
 
 /** As parse_for_duration, until should_stop(ctx) returns true (checked after
