@@ -710,7 +710,8 @@ Test(uv, attach_errors_leave_nothing_behind)
 	cr_assert_eq(perfring_libuv_attach(f.s, &loop, &lo, &a), -EINVAL);
 	cr_assert_eq(perfring_libuv_attach(NULL, &loop, NULL, &a), -EINVAL);
 	fx_run(&f);
-	cr_assert_eq(f.ticks, 0, "uv_run waited for a handle of a failed attach");
+	cr_assert_leq(f.iterations, 1, "uv_run took %llu turns to release the failed attaches' handles",
+		      (unsigned long long)f.iterations);
 	perfring_session_free(f.s);
 	fx_fini(&f);
 }

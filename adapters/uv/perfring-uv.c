@@ -1,22 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* libuv driver for the core reactor: the four operations in libuv's terms
- * (perfring-uv.h lists them). No policy: the reactor decides. */
+/* libuv driver for the core reactor: perfring-uv.h's four operations, no policy. */
 #include <perfring/perfring-uv.h>
 
-#include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
 
-/* Every handle is made on first use, so that an attach refused before the
- * reactor asks for anything leaves nothing on the loop. Each handle's data
- * is the adapter, set at attach: libuv never touches it. */
+/* A uv_poll_t is bound to its fd until closed, and a slot's fd may change
+ * between watches: each watch makes a handle, each unwatch closes it. */
+struct poll {
+	uv_poll_t h;
+	size_t slot;
+};
+
+/* Every handle's data is the adapter; libuv never touches it. */
 struct perfring_libuv {
 	struct perfring_reactor *r;
-	uv_loop_t *loop;
 	size_t open, n;         /* open: handles made and not through their close */
 	uv_timer_t timer;
 	uv_idle_t idle;
-	uv_poll_t poll[];       /* by slot; .loop is set once it is made */
+	struct poll *poll[];    /* by slot, while watched */
 };
 
 /* The last close: the reactor is freed (it calls detach's done), then us. */
@@ -24,48 +26,43 @@ static void on_closed(uv_handle_t *h)
 {
 	struct perfring_libuv *a = h->data;
 
-	if (--a->open)
-		return;
-	perfring_reactor_destroyed(a->r);
-	free(a);
+	if (h != (uv_handle_t *)&a->timer && h != (uv_handle_t *)&a->idle)
+		free(h);
+	if (!--a->open) {
+		perfring_reactor_destroyed(a->r);
+		free(a);
+	}
 }
 
-static void on_poll(uv_poll_t *p, int status, int events)
+static void on_poll(uv_poll_t *h, int status, int events)
 {
-	struct perfring_libuv *a = p->data;
-
-	perfring_reactor_on_ready(a->r, (size_t)(p - a->poll), (status < 0 ? POLLERR : 0) |
-				  ((events & UV_READABLE) ? POLLIN : 0) |
+	perfring_reactor_on_ready(((struct perfring_libuv *)h->data)->r, ((struct poll *)h)->slot,
+				  (status < 0 ? POLLERR : 0) | ((events & UV_READABLE) ? POLLIN : 0) |
 				  ((events & UV_DISCONNECT) ? POLLHUP : 0));
-}
-
-/* The timer and the idle handle come with the first operation; their inits
- * cannot fail. */
-static struct perfring_libuv *ready(void *loop)
-{
-	struct perfring_libuv *a = loop;
-
-	if (!a->timer.loop && !uv_timer_init(a->loop, &a->timer) && !uv_idle_init(a->loop, &a->idle))
-		a->open += 2;
-	return a;
 }
 
 static int watch(void *loop, size_t slot, int fd, bool on)
 {
-	struct perfring_libuv *a = ready(loop);
-	uv_poll_t *p = &a->poll[slot];
-	uv_os_fd_t was;
-	int err;
+	struct perfring_libuv *a = loop;
+	struct poll *p = NULL;
+	int err = UV_ENOMEM;
 
+	if (a->poll[slot])
+		uv_close((uv_handle_t *)&a->poll[slot]->h, on_closed);
+	a->poll[slot] = NULL;
 	if (!on)
-		return uv_poll_stop(p);
-	if (p->loop && (uv_fileno((uv_handle_t *)p, &was) || was != fd))
-		return -EBUSY; /* a slot's new fd would need a handle of its own */
-	if (!p->loop && (err = uv_poll_init(a->loop, p, fd)))
+		return 0;
+	if (!(p = malloc(sizeof(*p))) || (err = uv_poll_init(a->timer.loop, &p->h, fd))) {
+		free(p); /* a failed init leaves nothing on the loop */
 		return err;
-	a->open += p->data != a; /* the first watch of this slot */
-	p->data = a;
-	return uv_poll_start(p, UV_READABLE | UV_DISCONNECT, on_poll);
+	}
+	p->h.data = a;
+	p->slot = slot;
+	a->poll[slot] = p;
+	a->open++;
+	if ((err = uv_poll_start(&p->h, UV_READABLE | UV_DISCONNECT, on_poll)))
+		watch(a, slot, fd, false);
+	return err;
 }
 
 static void on_idle(uv_idle_t *h)
@@ -81,39 +78,30 @@ static void on_timer(uv_timer_t *t)
 
 static int soon(void *loop, bool on)
 {
-	struct perfring_libuv *a = ready(loop);
+	struct perfring_libuv *a = loop;
 
 	return on ? uv_idle_start(&a->idle, on_idle) : uv_idle_stop(&a->idle);
 }
 
 static int timer(void *loop, uint32_t ms)
 {
-	struct perfring_libuv *a = ready(loop);
+	struct perfring_libuv *a = loop;
 
 	return ms ? uv_timer_start(&a->timer, on_timer, ms, 0) : uv_timer_stop(&a->timer);
 }
 
-/* Closes whatever was made; with nothing made, frees at once. */
 static void destroy(void *loop)
 {
 	struct perfring_libuv *a = loop;
-	size_t i;
 
-	a->open++; /* held until every close is asked for */
-	for (i = 0; i < a->n; i++)
-		if (a->poll[i].loop)
-			uv_close((uv_handle_t *)&a->poll[i], on_closed);
-	if (a->timer.loop) {
-		uv_close((uv_handle_t *)&a->timer, on_closed);
-		uv_close((uv_handle_t *)&a->idle, on_closed);
-	}
-	on_closed((uv_handle_t *)&a->idle); /* drops the hold */
+	for (size_t i = 0; i < a->n; i++)
+		watch(a, i, -1, false);
+	uv_close((uv_handle_t *)&a->timer, on_closed);
+	uv_close((uv_handle_t *)&a->idle, on_closed);
 }
 
-static const struct perfring_loop_ops ops = {
-	.sz = sizeof(ops), .watch = watch, .soon = soon, .timer = timer, .destroy = destroy,
-	.flags = PERFRING_LOOP_WATCH_LATE, /* fds reach the backend at its next poll */
-};
+static const struct perfring_loop_ops ops = { .sz = sizeof(ops), .watch = watch, .soon = soon,
+	.timer = timer, .destroy = destroy, .flags = PERFRING_LOOP_WATCH_LATE };
 
 PERFRING_API int perfring_libuv_attach(struct perfring_session *s, uv_loop_t *loop,
 				       const struct perfring_loop_opts *opts,
@@ -124,10 +112,12 @@ PERFRING_API int perfring_libuv_attach(struct perfring_session *s, uv_loop_t *lo
 	int err;
 
 	if (!s || !loop || !out)
-		return -EINVAL;
+		return UV_EINVAL;
 	if (!(*out = a = calloc(1, sizeof(*a) + n * sizeof(a->poll[0]))))
-		return -ENOMEM;
-	*a = (struct perfring_libuv){ .loop = loop, .n = n, .timer.data = a, .idle.data = a };
+		return UV_ENOMEM;
+	*a = (struct perfring_libuv){ .open = 2, .n = n, .timer.data = a, .idle.data = a };
+	uv_timer_init(loop, &a->timer); /* neither can fail; destroy() closes both */
+	uv_idle_init(loop, &a->idle);
 	if ((err = perfring_reactor_new(s, opts, &ops, a, &a->r)))
 		*out = NULL;
 	return err;
@@ -136,6 +126,5 @@ PERFRING_API int perfring_libuv_attach(struct perfring_session *s, uv_loop_t *lo
 PERFRING_API void perfring_libuv_detach(struct perfring_libuv *a, void (*done)(void *ctx),
 					void *ctx)
 {
-	if (a) /* a second call before done finds the reactor freeing: nothing */
-		perfring_reactor_free_then(a->r, done, ctx);
+	perfring_reactor_free_then(a ? a->r : NULL, done, ctx); /* again: nothing */
 }

@@ -12,13 +12,14 @@
  * A driver for the core's reactor (perfring_reactor_new), which decides
  * everything: when to drain, continue a budgeted drain, flush, and stop
  * watching. The four operations, in libuv's terms:
- *   watch(slot, fd, on)  a uv_poll_t per slot: uv_poll_start / uv_poll_stop
+ *   watch(slot, fd, on)  a uv_poll_t per watch: uv_poll_init and uv_poll_start,
+ *                        then uv_close (a uv_poll_t cannot change its fd)
  *   soon(on)             a uv_idle_t, so other handles run between batches
  *   timer(ms)            a uv_timer_t, one-shot: the flush
  *   destroy()            uv_close on every handle made; the last close
  *                        callback frees the reactor, which calls detach's done
- * Handles reach the backend at the loop's next poll (PERFRING_LOOP_WATCH_LATE),
- * and each is made on first use.
+ * Handles reach the backend at the loop's next poll (PERFRING_LOOP_WATCH_LATE).
+ * The timer and the idle handle are made at attach.
  *
  * Rules
  *  - Every callback of an attached session (samples, records, on_error) runs
@@ -53,8 +54,8 @@ struct perfring_libuv;
  *  Returns 0, or a negative errno with *out NULL: the reactor's errors (see
  *  perfring_reactor_new(); -EINVAL before start), -ENOMEM, or libuv's error
  *  (-EEXIST when one of the fds is already watched on this loop). On failure
- *  the handles made so far are closed; they are released at the next
- *  uv_run(), which then returns as if attach had never been called. */
+ *  every handle made is closed; the next uv_run() releases them in one turn,
+ *  without waiting, and the loop can then be closed. */
 PERFRING_API int perfring_libuv_attach(struct perfring_session *s, uv_loop_t *loop,
 				       const struct perfring_loop_opts *opts,
 				       struct perfring_libuv **out);
