@@ -30,6 +30,10 @@ static void event_free(struct perfring_event *ev)
 		return;
 	free(ev->filter);
 	pr_format_free(&ev->fmt);
+	if (ev->kind == PR_EV_BPF) {
+		close(ev->bpf.fd);
+		free(ev->bpf.set);
+	}
 	free(ev);
 }
 
@@ -178,7 +182,8 @@ static int check_kind_free(struct pr_registry *r, const struct perf_event_attr *
 	const struct perfring_event *ev;
 	size_t i;
 
-	if (a->type != PERF_TYPE_SOFTWARE)
+	/* A BPF output is written to its event alone, never shared. */
+	if (a->type != PERF_TYPE_SOFTWARE || a->config == PERF_COUNT_SW_BPF_OUTPUT)
 		return 0;
 	for (i = 0; i < r->nevents; i++) {
 		ev = r->events[i];
@@ -262,6 +267,21 @@ int pr_add_attr(struct pr_registry *r, const struct perf_event_attr *attr,
 		return -ENOMEM;
 	snprintf(ev->name, sizeof(ev->name), "attr:type=%u,config=%llu", attr->type,
 		 (unsigned long long)attr->config);
+	return register_event(r, ev, out);
+}
+
+int pr_add_event(struct pr_registry *r, enum pr_ev_kind kind, const struct perf_event_attr *attr,
+		 const char *name, struct perfring_event **out)
+{
+	struct perfring_event *ev;
+	int err = check_addable(r);
+
+	if (err)
+		return err;
+	if (!(ev = event_alloc(r, kind, attr)))
+		return -ENOMEM;
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	ev->bpf.fd = -1;
 	return register_event(r, ev, out);
 }
 

@@ -10,7 +10,21 @@
 
 #include <perfring/perfring.h>
 
-enum pr_ev_kind { PR_EV_TRACEPOINT, PR_EV_SOFTWARE, PR_EV_ATTR };
+enum pr_ev_kind { PR_EV_TRACEPOINT, PR_EV_SOFTWARE, PR_EV_ATTR, PR_EV_BPF };
+
+/* A BPF output event's map (core/bpf.c): our own fd of it, and the
+ * entries this session wrote (key = CPU, value = that CPU's event fd, which
+ * the CPU's ring owns), to delete at free. */
+struct pr_bpf_entry {
+	int cpu, fd;
+};
+struct pr_bpf_map {
+	int fd;
+	uint32_t max_entries;
+	struct pr_bpf_entry *set;
+	size_t nset;
+};
+
 
 /* Where kernel records go: read by the slow path of every parse. */
 struct pr_sink {
@@ -37,6 +51,7 @@ struct perfring_event {
 	void *ctx;
 	char *filter;
 	struct pr_tp_format fmt; /* tracepoints only */
+	struct pr_bpf_map bpf;   /* PR_EV_BPF only */
 };
 
 /* Hands smp to ev's callback, if it has one. true: the callback asked to
@@ -59,6 +74,10 @@ int pr_add_software(struct pr_registry *r, enum perfring_software kind,
 		    const struct perfring_software_opts *opts, struct perfring_event **out);
 int pr_add_attr(struct pr_registry *r, const struct perf_event_attr *attr,
 		struct perfring_event **out);
+/* Registers an event of kind with attr (forced as every event's) and name;
+ * the kind's own parts are the caller's to fill in *out. */
+int pr_add_event(struct pr_registry *r, enum pr_ev_kind kind, const struct perf_event_attr *attr,
+		 const char *name, struct perfring_event **out);
 int pr_set_record_callback(struct pr_registry *r, uint32_t mask, perfring_record_fn fn,
 			   void *ctx);
 

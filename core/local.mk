@@ -11,6 +11,7 @@ core_libperfring_core_la_SOURCES = \
 	core/decode/record.c core/decode/record.h core/decode/field.c \
 	core/kernel/ring.c core/kernel/ring.h core/kernel/cpulist.c core/kernel/cpulist.h \
 	core/kernel/tracefs.c core/kernel/tracefs.h core/kernel/format.c \
+	core/kernel/bpfmap.c core/kernel/bpfmap.h \
 	core/event.c core/event.h \
 	core/read/cpu.c core/read/cpu.h \
 	core/kernel/open.c core/kernel/open.h core/kernel/lost.c core/kernel/lost.h \
@@ -19,6 +20,7 @@ core_libperfring_core_la_SOURCES = \
 	core/read/cursor.h core/read/batch.c core/read/batch.h \
 	core/read/merge.c core/read/merge.h \
 	core/opts.c core/opts.h core/session.c core/session.h core/parse.c \
+	core/bpf.c core/bpf.h \
 	core/loop/reactor.c core/loop/reactor.h core/loop/attach.c core/loop/epoll.c \
 	core/loop/epoll.h \
 	core/loop/wait.c

@@ -2,6 +2,7 @@
 /* The session's lifecycle (new, start, stop, free), its CPU set and fds,
  * and the public calls that add events to its registry. */
 #include "session.h"
+#include "bpf.h"
 #include "opts.h"
 #include "read/merge.h"
 #include "kernel/cpulist.h"
@@ -80,6 +81,7 @@ static void session_free(struct perfring_session *s)
 		s->attached = a->next;
 		a->release(a);
 	}
+	pr_bpf_unmap(s);
 	close_rings(s);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
@@ -240,9 +242,12 @@ static int open_rings(struct perfring_session *s)
 		return err;
 	}
 	/* With enable_on_exec the kernel enables them at the process's execve. */
-	if ((err = make_rings(s, cpu)) ||
-	    (!s->o.enable_on_exec && (err = pr_enable_cpus(s->cpu, s->ncpu, true, &s->err))))
+	if ((err = make_rings(s, cpu)) || (err = pr_bpf_start(s, cpu)) ||
+	    (!s->o.enable_on_exec && (err = pr_enable_cpus(s->cpu, s->ncpu, true, &s->err))) ||
+	    (s->o.enable_on_exec && (err = pr_bpf_enable(s)))) {
+		pr_bpf_unmap(s);
 		close_rings(s);
+	}
 	return err;
 }
 
@@ -297,7 +302,7 @@ PERFRING_API int perfring_session_start(struct perfring_session *s)
 	if (!s->reg.nevents && !s->reg.sink.fn)
 		return pr_err(&s->err, -EINVAL, "perfring_session_start: no events added and no "
 			      "record callback set");
-	if ((err = open_rings(s)))
+	if ((err = pr_bpf_check(s)) || (err = open_rings(s)))
 		return err;
 	/* R2: the end of a pid-mode session is the process's, which a pidfd
 	 * tells; without one (an old kernel) kill(2) and /proc do. */

@@ -118,6 +118,16 @@ int pr_timerfd_create(int flags)
 	return faulted(PR_SYS_TIMERFD) ? -1 : timerfd_create(CLOCK_MONOTONIC, flags);
 }
 
+int pr_bpf(int cmd, void *attr, unsigned int size)
+{
+	return faulted(PR_SYS_BPF) ? -1 : (int)syscall(SYS_bpf, cmd, attr, size);
+}
+
+int pr_dup(int fd)
+{
+	return faulted(PR_SYS_OPEN) ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
 static int read_all(int fd, size_t max, char *buf, size_t *len)
 {
 	size_t got = 0;

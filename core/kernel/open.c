@@ -110,6 +110,9 @@ void pr_open_attr(const struct pr_plan *p, const struct perfring_event *ev,
 		a->enable_on_exec = p->enable_on_exec;
 		a->wakeup_events = p->wakeup_events;
 		a->read_format = pr_lost_read_format();
+		/* CPU-wide in every scope (kernel/open.h): exec enables no such event. */
+		if (ev->kind == PR_EV_BPF)
+			a->inherit = a->enable_on_exec = 0;
 		return;
 	}
 	leader_attr(p, a);
@@ -288,7 +291,7 @@ static int open_cpu(struct opening *o, struct pr_cpu *c)
 	    (err = add_id(o, c, c->leader_fd, NULL)) || (err = open_threads(o, c, NULL, 1)))
 		return err;
 	for (e = 0; e < p->nevents; e++)
-		if ((err = open_threads(o, c, p->events[e], 0)))
+		if (p->events[e]->kind != PR_EV_BPF && (err = open_threads(o, c, p->events[e], 0)))
 			return err;
 	pr_cpu_ids_ready(c);
 	return 0;
@@ -328,6 +331,19 @@ int pr_open_cpus(const struct pr_plan *p, struct pr_cpu *cpu, size_t n, struct p
 		return pr_err(e, -ESRCH, "process %d exited during perfring_session_start (its "
 			      "threads exited as they were opened, %d times)", p->pid, MAX_LISTINGS);
 	return err;
+}
+
+int pr_open_cpuwide(const struct pr_plan *p, struct pr_cpu *c, struct perfring_event *ev,
+		    struct pr_errbuf *e, int *fd)
+{
+	struct opening o = { .p = p, .e = e };
+	int err = open_redirected(&o, c, ev, -1);
+
+	if (err)
+		return err;
+	*fd = c->fds[c->nfds - 1];
+	pr_cpu_ids_ready(c);
+	return 0;
 }
 
 /* Disabling first: a forked child may hold copies of these fds, and an

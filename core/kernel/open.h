@@ -27,6 +27,13 @@ void pr_open_attr(const struct pr_plan *p, const struct perfring_event *ev,
  * with .cpu set, the rest zeroed), or rolls all of it back. Does not enable. */
 int pr_open_cpus(const struct pr_plan *p, struct pr_cpu *cpu, size_t n, struct pr_errbuf *e);
 
+/* Opens ev for every task on c's CPU (pid -1, whatever the plan's scope),
+ * redirected into c's ring, its id and fd in c's tables; *fd: that fd,
+ * which c owns. pr_open_cpus skips events of kind PR_EV_BPF: this opens
+ * them. On failure, what it made is in c for pr_close_cpus. */
+int pr_open_cpuwide(const struct pr_plan *p, struct pr_cpu *c, struct perfring_event *ev,
+		    struct pr_errbuf *e, int *fd);
+
 /* Disables, unmaps and closes everything pr_open_cpus made (safe on a
  * partly opened or zeroed cpu[]). */
 void pr_close_cpus(struct pr_cpu *cpu, size_t n);

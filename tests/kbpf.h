@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* A real BPF program for tests, as raw instructions (no clang, no libbpf):
+ * on syscalls:sys_enter_getpid, for the given tgid only, it writes a 24-byte
+ * record (magic, tgid, tid, bpf_ktime_get_ns()) with bpf_perf_event_output
+ * into a PERF_EVENT_ARRAY, and stores each output call's result. */
+#ifndef KBPF_H
+#define KBPF_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define KBPF_MAGIC 0x70726270665f7631ull /* "1v_fpbrp" */
+
+struct kbpf_rec {
+	uint64_t magic;
+	uint32_t tgid, tid;
+	uint64_t ns;
+};
+
+struct kbpf {
+	int out_map;   /* PERF_EVENT_ARRAY of out_entries */
+	int res_map;   /* ARRAY of one { s64 last output result; u64 outputs that failed } */
+	int prog;
+	int tp_fd;     /* the tracepoint's perf event the program is attached to */
+	uint32_t out_entries;
+};
+
+/* Creates the maps, loads the program for tgid and attaches it. entries:
+ * the PERF_EVENT_ARRAY's max_entries (0 = the possible CPUs). 0 or -errno;
+ * why (may be NULL) gets the verifier's log or the failed call. */
+int kbpf_open(struct kbpf *b, pid_t tgid, uint32_t entries, char *why, size_t len);
+/* Detaches and closes everything (safe on a half-opened b). */
+void kbpf_close(struct kbpf *b);
+/* i 0: the last output's result; 1: the outputs that failed. */
+int64_t kbpf_result(const struct kbpf *b, uint32_t i);
+/* bpf(2) on one map key: 0 or -errno. */
+int kbpf_delete(int map, uint32_t key);
+int kbpf_update(int map, uint32_t key, uint32_t value);
+/* A map of another type (an ARRAY of 4-byte values), for error tests. */
+int kbpf_array_map(uint32_t entries);
+/* The id of a BPF object fd, 0 on error; whether an id still names a
+ * program (prog) or map (!prog) anywhere on the system. */
+uint32_t kbpf_id(int fd);
+int kbpf_prog_exists(uint32_t id);
+int kbpf_map_exists(uint32_t id);
+int kbpf_possible_cpus(void);
+
+
+/* Checks every BPF sample it is given against the program's record: the
+ * magic, tgid and tid, raw_size (24 bytes arrive as 28), both times inside
+ * [t0, t1] and the sample's no earlier than the program's. ctx: this. */
+struct kbpf_check {
+	uint32_t tgid, tid;
+	uint64_t t0, t1;        /* CLOCK_MONOTONIC around the calls; t1 0 = open */
+	uint64_t n, bad_size, bad_magic, bad_task, bad_time, out_of_order;
+	uint64_t last_time, per_cpu[64];
+	uint32_t raw_size;      /* of the last sample */
+	char first_bad[160];
+};
+struct perfring_sample;
+int kbpf_check_cb(const struct perfring_sample *s, void *ctx);
+/* 0 when every sample was right; else the count of bad ones (first_bad says). */
+uint64_t kbpf_check_bad(const struct kbpf_check *c);
+
+#endif
