@@ -21,7 +21,8 @@ static const char usage_text[] =
 "                      [--loop uv|event|ev|epoll] [--watermark BYTES | --wakeup-events N]\n"
 "                      [--flush-ms MS] [--budget N] [--pages N] [-d SECONDS]\n"
 "                      [--by SYSTEM:NAME:FIELD]... [--top N] [--max-series N]\n"
-"                      [--json | --print] [--listen ADDR:PORT]\n"
+"                      [--json [--dump] | --print] [--listen ADDR:PORT]\n"
+"                      [--bpf-map PIN_PATH]...\n"
 "\n"
 "Shows, once a second and per CPU, how perf_event rings are delivered: events/s,\n"
 "bytes/s, kernel wakeups/s, records per wakeup, lost records, ring fill and the\n"
@@ -37,6 +38,10 @@ static const char usage_text[] =
 "                                major-faults, cpu-migrations; PERIOD = sample every\n"
 "                                PERIOD events (ns for the clocks; default 1,\n"
 "                                1000000 for the clocks)\n"
+"      --bpf-map PIN_PATH        a BPF_MAP_TYPE_PERF_EVENT_ARRAY pinned on bpffs\n"
+"                                (bpftool map pin, bpf_obj_pin): this tool's\n"
+"                                rings take what another tool's BPF program\n"
+"                                writes with bpf_perf_event_output; repeatable\n"
 "What to watch:\n"
 "  -c, --cpus LIST               CPUs such as 0,2-3 (default: every online CPU)\n"
 "  -p, --pid PID                 only process PID (ends when it exits)\n"
@@ -65,6 +70,8 @@ static const char usage_text[] =
 "  -d, --duration SECONDS        stop after SECONDS (default: until Ctrl-C)\n"
 "      --json                    one JSON object per line: start, one per second,\n"
 "                                and a final summary\n"
+"      --dump                    with --json and --bpf-map, also one line per BPF\n"
+"                                sample: its first 32 payload bytes in hex\n"
 "      --listen ADDR:PORT        also serve Prometheus metrics at /metrics (as\n"
 "                                perfring-exporter; runs on the libevent loop)\n"
 "  -h, --help                    this text\n"
@@ -144,7 +151,8 @@ static const char *const loop_names[] = {
 };
 
 enum { OPT_LOOP = 256, OPT_WATERMARK, OPT_WAKEUP_EVENTS, OPT_FLUSH_MS, OPT_BUDGET, OPT_PAGES,
-       OPT_JSON, OPT_BY, OPT_TOP, OPT_MAX_SERIES, OPT_PRINT, OPT_FILTER, OPT_LISTEN };
+       OPT_JSON, OPT_BY, OPT_TOP, OPT_MAX_SERIES, OPT_PRINT, OPT_FILTER, OPT_LISTEN,
+       OPT_BPF_MAP, OPT_DUMP };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -165,6 +173,8 @@ static const struct option long_opts[] = {
 	{ "print", no_argument, NULL, OPT_PRINT },
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "bpf-map", required_argument, NULL, OPT_BPF_MAP },
+	{ "dump", no_argument, NULL, OPT_DUMP },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -401,6 +411,16 @@ static int parse_count(const char *opt, const char *str, uint32_t max, uint32_t 
 	return 0;
 }
 
+static int parse_bpf_map(struct watch_args *a, const char *path)
+{
+	if (!*path)
+		return bad("--bpf-map: an empty path");
+	if (a->bpf_cnt == WATCH_MAX_EVENTS)
+		return bad("at most %d --bpf-map", WATCH_MAX_EVENTS);
+	a->bpf_map[a->bpf_cnt++] = path;
+	return 0;
+}
+
 static int print_version(void)
 {
 	printf("%s (libperfring %d.%d.%d)\nloops: %s\n", cur_prog == WATCH_PROG_EXPORTER ?
@@ -432,6 +452,8 @@ static int parse_one(struct watch_args *a, int opt, const char *arg)
 	case OPT_PRINT: a->print = true; return 0;
 	case OPT_FILTER: return parse_filter(a, arg);
 	case OPT_LISTEN: return parse_listen(a, arg);
+	case OPT_BPF_MAP: return parse_bpf_map(a, arg);
+	case OPT_DUMP: a->dump = true; return 0;
 	case 'h':
 		if (a->prog == WATCH_PROG_EXPORTER)
 			fputs(exporter_usage_text, stdout);
@@ -475,6 +497,8 @@ static int check_prog(struct watch_args *a)
 	}
 	if (a->json && a->print)
 		return bad("--json and --print exclude each other");
+	if (a->dump && (!a->json || !a->bpf_cnt))
+		return bad("--dump needs --json and a --bpf-map (it adds lines to the JSON)");
 	if (a->print && a->by_cnt)
 		return bad("--print and --by exclude each other (one owns the output)");
 	if (a->listen && a->loop != WATCH_LOOP_DEFAULT && a->loop != WATCH_LOOP_EVENT)
@@ -499,7 +523,7 @@ static int finish_args(struct watch_args *a, int argc, char **argv)
 		return err;
 	if (!a->max_series)
 		a->max_series = FC_DEFAULT_MAX_SERIES;
-	if (!a->tp_cnt && !a->sw_cnt)
+	if (!a->tp_cnt && !a->sw_cnt && !a->bpf_cnt)
 		a->tp[a->tp_cnt++] = "sched:sched_switch";
 	return 0;
 }

@@ -163,6 +163,27 @@ static int add_software(struct watch *w, const struct watch_sw *sw, bool user_on
 	return 0;
 }
 
+/* A map another tool's program writes to, by its bpffs pin. */
+static int add_bpf_map(struct watch *w, const char *path)
+{
+	struct perfring_event *ev;
+	struct watch_ev *e = NULL;
+	char why[320];
+	int fd = watch_bpf_get(path, why, sizeof(why)), err;
+
+	if (fd < 0)
+		return fail(WATCH_EXIT_FAIL, "--bpf-map ", why, -errno);
+	err = perfring_session_add_bpf_output(w->s, fd, &ev);
+	close(fd); /* the session keeps its own */
+	if (!err)
+		err = add_named(w, ev, &e);
+	if (err)
+		return fail(err == -EBADF || err == -EINVAL ? WATCH_EXIT_USAGE : WATCH_EXIT_FAIL,
+			    "--bpf-map: ", perfring_session_last_error(w->s), err);
+	e->dump = w->a.dump;
+	return 0;
+}
+
 /* Tracepoints cannot be user-only; the fallback watches the command's user
  * time and page faults instead. */
 static const struct watch_sw fallback_sw[] = {
@@ -184,6 +205,9 @@ static int add_events(struct watch *w, bool user_only)
 			return code;
 	for (size_t i = 0; i < a->sw_cnt; i++)
 		if ((code = add_software(w, &a->sw[i], user_only)))
+			return code;
+	for (size_t i = 0; i < a->bpf_cnt; i++)
+		if ((code = add_bpf_map(w, a->bpf_map[i])))
 			return code;
 	return 0;
 }

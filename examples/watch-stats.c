@@ -96,6 +96,8 @@ static void sample_content(struct watch *w, const struct watch_ev *e,
 		fc_count(e->by[i], smp);
 	if (w->print)
 		watch_print_sample(w, e, smp);
+	if (e->dump)
+		watch_bpf_dump(e, smp);
 }
 
 int watch_on_sample(const struct perfring_sample *smp, void *ctx)

@@ -10,6 +10,7 @@
  *   watch-byview.c    the --by tables in those three forms
  *   watch-print.c     --print: one perf-script line per sample, time-ordered
  *   watch-metrics.c   the /metrics page (Prometheus text format)
+ *   watch-bpf.c       --bpf-map: a pinned map by its path, and --dump's lines
  *   watch-http.c      --listen: evhttp on the libevent loop, bounded clients
  *   fieldcount.c      --by: a field's values counted (shared with the exporter)
  *   watch-epoll.c, watch-uv.c, watch-event.c, watch-ev.c   one loop each
@@ -69,6 +70,9 @@ struct watch_args {
 	uint32_t top, max_series;           /* --top (0 = fit the screen), --max-series */
 	bool print;
 	const char *listen;                 /* --listen ADDR:PORT, or NULL */
+	const char *bpf_map[WATCH_MAX_EVENTS];  /* --bpf-map PIN_PATH, pointing into argv */
+	size_t bpf_cnt;
+	bool dump;                          /* --dump: each BPF payload's first bytes */
 };
 
 struct watch_hist {
@@ -103,6 +107,7 @@ struct watch_ev {
 	struct fieldcount *by[WATCH_MAX_BY];    /* the --by counters of this event */
 	size_t nby;
 	struct watch_fmt *fmt;              /* --print: its fields, or NULL */
+	bool dump;                          /* --dump this event's samples */
 };
 
 /* The TTY frame: built whole, then written at once. */
@@ -209,6 +214,12 @@ void watch_byview_tty(struct watch *w, double dt);
 void watch_byview_pipe(struct watch *w, double t, double dt);
 void watch_byview_json(const struct watch *w, bool run, double dt);
 void watch_byview_summary(const struct watch *w);
+
+/* watch-bpf.c: the map pinned at path (BPF_OBJ_GET), or -1 with why. */
+int watch_bpf_get(const char *path, char *why, size_t len);
+/* --dump: one JSON line with smp's first WATCH_DUMP_BYTES payload bytes in hex. */
+#define WATCH_DUMP_BYTES 32
+void watch_bpf_dump(const struct watch_ev *e, const struct perfring_sample *smp);
 
 /* watch-print.c: --print. */
 int watch_print_open(struct watch *w);

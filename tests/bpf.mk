@@ -29,3 +29,11 @@ endif
 endif
 EXTRA_DIST += tests/test_bpf_loops.c tests/test_bpf_loops_event.c tests/test_bpf_loops_ev.c \
 	tests/bpfloops.h
+
+# perfring-watch --bpf-map against a pin another process (tests/bpfpin) made.
+check_PROGRAMS += tests/bpfpin
+tests_bpfpin_SOURCES = tests/bpfpin.c tests/kbpf.c tests/kbpf.h
+tests_bpfpin_CFLAGS = $(AM_CFLAGS)
+tests_bpfpin_LDFLAGS = -pthread
+TESTS += tests/test_watch_bpf.sh
+EXTRA_DIST += tests/test_watch_bpf.sh
