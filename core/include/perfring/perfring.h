@@ -249,7 +249,8 @@ PERFRING_API int perfring_session_add_software_opts(struct perfring_session *s,
  *  names it. Supported: IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD
  *  CALLCHAIN RAW. A PERF_TYPE_SOFTWARE attr whose config the session
  *  already has (from add_attr or add_software) is -EEXIST (R12), whatever
- *  its sample_type. */
+ *  its sample_type; PERF_COUNT_SW_BPF_OUTPUT is not shared that way (each
+ *  output goes to its one event), so it is exempt. */
 PERFRING_API int perfring_session_add_attr(struct perfring_session *s,
 					   const struct perf_event_attr *attr,
 					   struct perfring_event **out);
