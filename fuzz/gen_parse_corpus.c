@@ -386,6 +386,98 @@ static void seed_tiny(void)
 	emit("13-tiny-rings");
 }
 
+/* ------------------------------------------------ BPF output samples */
+
+/* A bpf_perf_event_output() record: the RAW shape (forced bits + RAW) with
+ * n bytes of output padded to raw_size = round_up(n + 4, 8) - 4, as the
+ * kernel writes them (24 bytes: magic, tgid, tid, ktime; 72-byte record). */
+static size_t bpf_output(uint8_t *buf, size_t ring, uint64_t time, uint32_t n)
+{
+	static uint8_t payload[1024];
+	struct synth_fields f = {
+		.identifier = synth_event_id(ring), .pid = 4242, .tid = 4243, .time = time,
+		.cpu = (uint32_t)ring, .raw = payload, .raw_size = ((n + 4 + 7) & ~7u) - 4,
+	};
+	uint64_t magic = 0x70726270665f7631ull, ns = time - 61;
+	uint32_t ids[2] = { 4242, 4243 };
+
+	memset(payload, 0, sizeof(payload));
+	memcpy(payload, &magic, sizeof(magic));
+	memcpy(payload + 8, ids, sizeof(ids));
+	memcpy(payload + 16, &ns, sizeof(ns));
+	for (uint32_t i = 24; i < n && i < sizeof(payload); i++)
+		payload[i] = (uint8_t)i;
+	return synth_sample(buf, SYNTH_REC_MAX, PR_SAMPLE_TRACEPOINT, &f);
+}
+
+/* Two rings of 24-byte outputs in alternating times, ring 0's tail near
+ * its end so that records wrap; parse_for_cpu, pull and merged parses. */
+static void seed_bpf_rings(void)
+{
+	static const uint8_t steps[16] = { CPU(0), ALL, PULL(1, 3), ALL, CPU_N(0, 2), ALL,
+					   MERGED, ALL };
+	static uint8_t rec[SYNTH_REC_MAX];
+	size_t len;
+
+	begin(2, 9, ST_RAW, 0, steps);
+	for (int i = 0; i < 12; i++)
+		for (size_t r = 0; r < 2; r++) {
+			len = bpf_output(rec, r, 1000 + 20 * (uint64_t)i + 10 * r, 24);
+			raw(r, rec, len);
+		}
+	ring_pos(0, (uint32_t)(sd.size - 40), (uint32_t)sd.len[0]);
+	ring_pos(1, 0, (uint32_t)sd.len[1]);
+	emit("15-bpf-output-24-bytes");
+}
+
+/* One ring of outputs of 1, 9, 24, 100 and 1020 bytes (raw_size 4, 12, 28,
+ * 100, 1020), the large one wrapping the ring's end. */
+static void seed_bpf_sizes(void)
+{
+	static const uint8_t steps[16] = { ALL, CPU(0), ALL, PULL(0, 0), ALL, ALL, ALL, ALL };
+	static const uint32_t n[] = { 1, 9, 24, 100, 1020, 24, 3 };
+	static uint8_t rec[SYNTH_REC_MAX];
+	size_t len;
+
+	begin(1, 8, ST_RAW, 0, steps);
+	for (size_t i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
+		len = bpf_output(rec, 0, 500 + 7 * (uint64_t)i, n[i]);
+		raw(0, rec, len);
+	}
+	ring_pos(0, 1536, (uint32_t)sd.len[0]);
+	emit("16-bpf-output-sizes-wrapping");
+}
+
+/* Outputs beside a LOST record (a full ring's drops) and a record of an id
+ * the session does not own (another map's event). */
+static void seed_bpf_lost(void)
+{
+	static const uint8_t steps[16] = { ALL, ALL, CPU(0), CPU(1), ALL, ALL, ALL, ALL };
+	static uint8_t rec[SYNTH_REC_MAX];
+	struct synth_fields tr = { .identifier = 0, .pid = 4242, .tid = 4243, .cpu = 0 };
+	size_t len;
+
+	begin(2, 9, ST_RAW, 0, steps);
+	for (int i = 0; i < 6; i++) {
+		len = bpf_output(rec, 0, 100 + 10 * (uint64_t)i, 24);
+		raw(0, rec, len);
+		len = bpf_output(rec, 1, 105 + 10 * (uint64_t)i, 24);
+		raw(1, rec, len);
+	}
+	tr.identifier = synth_leader_id(0);
+	tr.time = 170;
+	len = synth_lost(rec, SYNTH_REC_MAX, synth_event_id(0), 937, PR_SAMPLE_TRACEPOINT, &tr);
+	raw(0, rec, len);
+	len = bpf_output(rec, 1, 180, 24);
+	memcpy(rec + 8, "\x99\x99\x99\x99\x99\x99\x99\x99", 8); /* a foreign IDENTIFIER */
+	raw(1, rec, len);
+	len = bpf_output(rec, 0, 190, 24);
+	raw(0, rec, len);
+	ring_pos(0, 0, (uint32_t)sd.len[0]);
+	ring_pos(1, 0, (uint32_t)sd.len[1]);
+	emit("17-bpf-output-lost-and-foreign");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -404,5 +496,8 @@ int main(int argc, char **argv)
 	seed_overrun();
 	seed_tiny();
 	seed_cancel();
+	seed_bpf_rings();
+	seed_bpf_sizes();
+	seed_bpf_lost();
 	return 0;
 }
