@@ -274,9 +274,10 @@ static int child_calls(void *arg)
 	return 0;
 }
 
-Test(bpf, pid_mode)
+static void pid_mode(bool enable_on_exec)
 {
-	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = PAGES };
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = PAGES,
+				   .enable_on_exec = enable_on_exec };
 	struct perfring_event *ev;
 	struct perfring_session *s;
 	struct kbpf_check c = { 0 };
@@ -300,6 +301,12 @@ Test(bpf, pid_mode)
 	perfring_session_free(s);
 	kbpf_close(&b);
 }
+
+Test(bpf, pid_mode) { pid_mode(false); }
+
+/* A CPU-wide event is never enabled by an exec: with enable_on_exec the
+ * session enables it at start, and the child here never execs. */
+Test(bpf, pid_mode_enable_on_exec) { pid_mode(true); }
 
 Test(bpf, two_maps)
 {
