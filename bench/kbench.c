@@ -245,6 +245,8 @@ void kb_run_finish(struct kb_run *r, struct kb_tally *t, const struct kb_usage *
 	latency(r, t);
 }
 
+int kb_bpf_map_fd = -1;
+
 int kb_lpr_session(const struct perfring_opts *o, pid_t tid, struct kb_tally *t,
 		   struct perfring_session **out)
 {
@@ -254,6 +256,11 @@ int kb_lpr_session(const struct perfring_opts *o, pid_t tid, struct kb_tally *t,
 
 	if ((err = perfring_session_new(o, out)))
 		return err;
+	if (kb_bpf_map_fd >= 0) {
+		if ((err = perfring_session_add_bpf_output(*out, kb_bpf_map_fd, &ev)))
+			return err;
+		return perfring_event_set_callback(ev, kb_tally_cb, t);
+	}
 	snprintf(filter, sizeof(filter), "common_pid == %d", (int)tid);
 	if ((err = perfring_session_add_tracepoint(*out, "syscalls", "sys_enter_getpid", &ev)) ||
 	    (err = perfring_event_set_filter(ev, filter)) ||

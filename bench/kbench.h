@@ -131,7 +131,9 @@ struct kb_lpr_cfg {
 int kb_run_lpr(const struct kb_lpr_cfg *c, long n, struct kb_run *r);
 
 /* Builds the getpid session (not started) the consumers share: tracepoint,
- * filter on tid, kb_tally_cb. */
+ * filter on tid, kb_tally_cb; or, while kb_bpf_map_fd is a map (the BPF
+ * output stream of bench/kernel's rows i to l), that map's BPF output. */
+extern int kb_bpf_map_fd;
 int kb_lpr_session(const struct perfring_opts *o, pid_t tid, struct kb_tally *t,
 		   struct perfring_session **out);
 

@@ -9,6 +9,7 @@
  * generator manages only some 50 k calls/s there.
  */
 #include "kbench.h"
+#include "kbpf.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -62,11 +63,14 @@ struct cfg {
 	enum kind kind;
 	uint32_t pages, watermark, wakeup_events;
 	bool optional; /* runs only when -c names it */
+	bool bpf;      /* the stream: a BPF program's output on the getpid calls */
 };
 
 enum {
 	C_UNTRACED, C_POLL, C_WM4K, C_L2, C_WM64K, C_WE1, C_UV, C_UV_BARE, C_EVENT, C_EV, C_BPF4K,
-	C_BPF1, C_HAND4K, C_HAND1, C_WM64K_256, C_POLL_256, C_EMPTY, NCFG
+	C_BPF1, C_HAND4K, C_HAND1, C_WM64K_256, C_POLL_256, C_EMPTY,
+	C_O_LB4K, C_O_L2, C_O_UV, C_O_UVB, C_O_M4K, C_O_LB1, C_O_L2_1, C_O_UV1, C_O_UVB1, C_O_M1,
+	NCFG
 };
 
 /* Each name says which API the row reads through. */
@@ -95,6 +99,27 @@ static const struct cfg cfgs[NCFG] = {
 			 LPR, 256, 0, 0, false },
 	[C_EMPTY] = { "empty", "w0", "an empty wakeup: eventfd, no ring, at (g)'s wakeup rate",
 		      EMPTY, 0, 0, 0, true },
+	/* The BPF output stream (tests/kbpf.c's program, 24 bytes a call): -c only. */
+	[C_O_LB4K] = { "bpfo-libbpf4k", "i", "BPF output: libbpf perf_buffer__poll, watermark 4 KiB",
+		       BPF, 64, 4096, 0, true, true },
+	[C_O_L2] = { "bpfo-l2", "j", "BPF output: own epoll + parse_for_cpu, watermark 4 KiB", L2,
+		     64, 4096, 0, true, true },
+	[C_O_UV] = { "bpfo-uv", "k", "BPF output: libperfring-uv, watermark 4 KiB", UV, 64, 4096,
+		     0, true, true },
+	[C_O_UVB] = { "bpfo-uv-bare", "k0", "BPF output: bare libuv loop around parse_for_cpu, "
+		      "watermark 4 KiB", UV_BARE, 64, 4096, 0, true, true },
+	[C_O_M4K] = { "bpfo-merged4k", "l", "BPF output: merged parse_until, watermark 4 KiB", LPR,
+		      64, 4096, 0, true, true },
+	[C_O_LB1] = { "bpfo-libbpf1", "i", "BPF output: libbpf perf_buffer__poll, wakeup_events 1",
+		      BPF, 64, 0, 1, true, true },
+	[C_O_L2_1] = { "bpfo-l2-1", "j", "BPF output: own epoll + parse_for_cpu, wakeup_events 1",
+		       L2, 64, 0, 1, true, true },
+	[C_O_UV1] = { "bpfo-uv1", "k", "BPF output: libperfring-uv, wakeup_events 1", UV, 64, 0, 1,
+		      true, true },
+	[C_O_UVB1] = { "bpfo-uv-bare1", "k0", "BPF output: bare libuv loop around parse_for_cpu, "
+		       "wakeup_events 1", UV_BARE, 64, 0, 1, true, true },
+	[C_O_M1] = { "bpfo-merged1", "l", "BPF output: merged parse_until, wakeup_events 1", LPR, 64,
+		     0, 1, true, true },
 };
 
 /* One wakeup per record slows the traced generator to some 50 k calls/s, so
@@ -140,7 +165,8 @@ static int ncpus(void)
 }
 
 /* The getpid attr exactly as libperfring opens it (IDENTIFIER, TID, TIME,
- * CPU, RAW, CLOCK_MONOTONIC, disabled), with the wakeup setting of c. */
+ * CPU, RAW, CLOCK_MONOTONIC, disabled), with the wakeup setting of c; for
+ * the BPF stream, libperfring's BPF output attr. */
 static int getpid_attr(const struct cfg *c, struct perf_event_attr *a)
 {
 	struct perfring_session *s = NULL;
@@ -148,7 +174,9 @@ static int getpid_attr(const struct cfg *c, struct perf_event_attr *a)
 	int err = perfring_session_new(NULL, &s);
 
 	memset(a, 0, sizeof(*a));
-	if (!err)
+	if (!err && c->bpf)
+		err = perfring_session_add_bpf_output(s, kb_bpf_map_fd, &ev);
+	else if (!err)
 		err = perfring_session_add_tracepoint(s, "syscalls", "sys_enter_getpid", &ev);
 	if (!err)
 		*a = *perfring_event_attr(ev);
@@ -533,10 +561,12 @@ static int run_bpf(const struct cfg *c, long n, struct kb_run *r)
 	if ((err = kb_gen_start(&g, n)))
 		return err;
 	memset(&b, 0, sizeof(b));
-	map_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "kbench", sizeof(int), sizeof(int),
+	/* The BPF stream's map is its program's; the tracepoint's is a map of our own. */
+	map_fd = c->bpf ? dup(kb_bpf_map_fd) :
+		 bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "kbench", sizeof(int), sizeof(int),
 				(uint32_t)ncpus(), NULL);
 	if (map_fd < 0 || (err = kb_tally_init(&b.t, g.tid, n)) || !(pb = bpf_open(c, &b, map_fd)) ||
-	    (err = bpf_filter(pb, g.tid))) {
+	    (!c->bpf && (err = bpf_filter(pb, g.tid)))) {
 		err = err ? err : (errno ? -errno : -EINVAL);
 		fprintf(stderr, "kernel: libbpf perf_buffer: %s\n", strerror(-err));
 	} else {
@@ -858,7 +888,30 @@ static int run_empty(long n, struct kb_run *r)
 
 /* ------------------------------------------------------------- rounds */
 
+static int run_stream(const struct cfg *c, long n, struct kb_run *r);
+
+/* A BPF stream row: its program is loaded for this process's generator
+ * around the run (outside the measured part) and gone before the next row. */
 static int run_cfg(const struct cfg *c, long n, struct kb_run *r)
+{
+	char why[1024] = "";
+	struct kbpf b;
+	int err;
+
+	if (!c->bpf)
+		return run_stream(c, n, r);
+	if ((err = kbpf_open(&b, getpid(), 0, why, sizeof(why)))) {
+		fprintf(stderr, "kernel: loading the BPF program: %s\n", why);
+		return err;
+	}
+	kb_bpf_map_fd = b.out_map;
+	err = run_stream(c, n, r);
+	kb_bpf_map_fd = -1;
+	kbpf_close(&b);
+	return err;
+}
+
+static int run_stream(const struct cfg *c, long n, struct kb_run *r)
 {
 	struct kb_lpr_cfg lc = { c->pages, c->watermark, c->wakeup_events, 0 };
 
@@ -889,6 +942,7 @@ static struct kb_run res[NCFG][64];
 static const int run_order[NCFG] = {
 	C_UNTRACED, C_WM4K, C_L2, C_BPF4K, C_HAND4K, C_EMPTY, C_UV, C_UV_BARE, C_EVENT, C_EV, C_WE1,
 	C_BPF1, C_HAND1, C_WM64K_256, C_POLL_256, C_POLL, C_WM64K,
+	C_O_LB4K, C_O_L2, C_O_UV, C_O_UVB, C_O_M4K, C_O_LB1, C_O_L2_1, C_O_UV1, C_O_UVB1, C_O_M1,
 };
 
 static int run_rounds(long n, long slow_n, int rounds)
@@ -1058,13 +1112,18 @@ static void print_targets(int rounds)
 		cpu_target(lpr4k[i], C_HAND4K, 1.10, rounds);
 	cpu_target(C_WE1, C_HAND1, 1.10, rounds);
 	h_targets(rounds);
+	/* Issue 18: the BPF output stream. */
+	cpu_target(C_O_L2, C_O_LB4K, 1.00, rounds);
+	cpu_target(C_O_L2_1, C_O_LB1, 1.00, rounds);
+	cpu_target(C_O_UV, C_O_UVB, 1.03, rounds);
+	cpu_target(C_O_UV1, C_O_UVB1, 1.03, rounds);
 	loop_share(rounds);
 	over_empty(rounds);
 }
 
 static int report(long n, long slow_n, int rounds, int argc, char **argv)
 {
-	char note[2048];
+	char note[3072];
 	int i;
 
 	snprintf(note, sizeof(note),
@@ -1089,7 +1148,11 @@ static int report(long n, long slow_n, int rounds, int argc, char **argv)
 		 "untraced loop. (w0), when -c names it, reads no records: the generator posts "
 		 "an eventfd at the wakeup rate (g) 4 KiB had in that round (every 100 µs when "
 		 "(g) 4 KiB does not run), calling getpid in between, and the consumer blocks in "
-		 "epoll_wait and reads it.",
+		 "epoll_wait and reads it. (i) to (l), when -c names them, read the BPF output "
+		 "stream instead: a BPF program on the same tracepoint (tests/kbpf.c, raw "
+		 "instructions) writes 24 bytes per call of this process with "
+		 "bpf_perf_event_output (72-byte records), loaded around each run; (i) is "
+		 "perf_buffer__new_raw with libperfring's BPF output attr.",
 		 n, slow_n, KB_GEN_CPU, KB_CONS_CPU, rounds, KB_FLUSH_WAIT_MS, KB_LAT_STRIDE);
 	if (kb_report_begin("libperfring against libbpf and a hand-written reader (bench/kernel)",
 			    note, "#|consumer|CPU µs / 1,000 rec|wakeups / 1,000 rec|CPU µs / wakeup|lost|foreign|"

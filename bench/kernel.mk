@@ -16,8 +16,8 @@ bench_idle_LDADD = bench/libkbench.la core/libperfring.la
 bench_idle_LDFLAGS = $(AM_LDFLAGS) -no-install
 
 # bench/kernel compares against whatever is built: libbpf, and each adapter.
-bench_kernel_SOURCES = bench/kernel.c
-bench_kernel_CPPFLAGS = $(AM_CPPFLAGS)
+bench_kernel_SOURCES = bench/kernel.c tests/kbpf.c tests/kbpf.h
+bench_kernel_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 bench_kernel_CFLAGS = $(AM_CFLAGS)
 bench_kernel_LDADD = bench/libkbench.la
 bench_kernel_LDFLAGS = $(AM_LDFLAGS) -no-install
