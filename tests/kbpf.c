@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
@@ -304,4 +305,25 @@ int kbpf_check_cb(const struct perfring_sample *s, void *ctx)
 uint64_t kbpf_check_bad(const struct kbpf_check *c)
 {
 	return c->bad_size + c->bad_magic + c->bad_task + c->bad_time;
+}
+
+int kbpf_wait_gone(const uint32_t *ids, int n)
+{
+	const struct timespec nap = { 0, 10000000 };
+	int i, t, left = 0;
+
+	for (i = 0; i < n; i++) {
+		for (t = 0; t < 1000 && (kbpf_prog_exists(ids[i]) || kbpf_map_exists(ids[i])); t++)
+			nanosleep(&nap, NULL);
+		left += kbpf_prog_exists(ids[i]) || kbpf_map_exists(ids[i]);
+	}
+	return left;
+}
+
+int kbpf_close_gone(struct kbpf *b)
+{
+	uint32_t ids[3] = { kbpf_id(b->prog), kbpf_id(b->out_map), kbpf_id(b->res_map) };
+
+	kbpf_close(b);
+	return kbpf_wait_gone(ids, 3);
 }

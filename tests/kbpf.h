@@ -43,6 +43,12 @@ int kbpf_array_map(uint32_t entries);
 uint32_t kbpf_id(int fd);
 int kbpf_prog_exists(uint32_t id);
 int kbpf_map_exists(uint32_t id);
+/* The kernel frees a BPF object once its last reference goes, some of it
+ * after an RCU grace period: waits up to 10 s for the ids to name nothing,
+ * and returns how many still do. */
+int kbpf_wait_gone(const uint32_t *ids, int n);
+/* kbpf_close, then kbpf_wait_gone on b's program and maps. */
+int kbpf_close_gone(struct kbpf *b);
 int kbpf_possible_cpus(void);
 
 

@@ -148,7 +148,7 @@ static void run(enum pr_sys_call call)
 		ph.setup[call], count.seen[call] - ph.parsed[call], cases, bad);
 	cr_assert_gt(count.seen[call], 0);
 	cr_assert_eq(bad, 0);
-	kbpf_close(&b);
+	cr_assert_eq(kbpf_close_gone(&b), 0, "BPF objects outlived the test");
 }
 
 TestSuite(bpf_faults, .timeout = 120);

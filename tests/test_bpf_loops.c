@@ -48,7 +48,7 @@ void lfx_close(struct lfx *f, const char *loop)
 	cr_expect_eq(f->c.raw_size, 28);
 	cr_expect_eq(kutil_stats(f->s).lost, 0);
 	perfring_session_free(f->s);
-	kbpf_close(&f->b);
+	cr_expect_eq(kbpf_close_gone(&f->b), 0, "%s: BPF objects outlived the test", loop);
 }
 
 static void uv_tick(uv_timer_t *t)
