@@ -12,6 +12,19 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A second event on one map would overwrite the first one's entries. */
+static int check_map_free(struct perfring_session *s, const struct pr_bpfmap_info *info)
+{
+	size_t e;
+
+	for (e = 0; e < s->reg.nevents; e++)
+		if (s->reg.events[e]->kind == PR_EV_BPF && s->reg.events[e]->bpf.id == info->id)
+			return pr_err(&s->err, -EEXIST, "add_bpf_output: the session already reads "
+				      "map %u (%s): a map has one entry per CPU, so one reader",
+				      info->id, s->reg.events[e]->name);
+	return 0;
+}
+
 PERFRING_API int perfring_session_add_bpf_output(struct perfring_session *s, int map_fd,
 						 struct perfring_event **out)
 {
@@ -26,7 +39,7 @@ PERFRING_API int perfring_session_add_bpf_output(struct perfring_session *s, int
 	if (s->reg.frozen)
 		return pr_err(&s->err, -EBUSY, "add_bpf_output: events can only be added before "
 			      "perfring_session_start");
-	if ((err = pr_bpfmap_check(map_fd, &info, &s->err)))
+	if ((err = pr_bpfmap_check(map_fd, &info, &s->err)) || (err = check_map_free(s, &info)))
 		return err;
 	/* Our own fd: free deletes the entries even if the caller closed theirs. */
 	if ((fd = pr_dup(map_fd)) < 0) {
@@ -44,6 +57,7 @@ PERFRING_API int perfring_session_add_bpf_output(struct perfring_session *s, int
 		return err;
 	}
 	ev->bpf.fd = fd;
+	ev->bpf.id = info.id;
 	ev->bpf.max_entries = info.max_entries;
 	if (out)
 		*out = ev;

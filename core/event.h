@@ -20,7 +20,7 @@ struct pr_bpf_entry {
 };
 struct pr_bpf_map {
 	int fd;
-	uint32_t max_entries;
+	uint32_t id, max_entries;
 	struct pr_bpf_entry *set;
 	size_t nset;
 };

@@ -421,6 +421,20 @@ Test(bpf, error_map_too_small)
 	kbpf_close(&b);
 }
 
+Test(bpf, error_same_map_twice)
+{
+	struct perfring_opts o = { .sz = sizeof(o) };
+	struct perfring_event *again = NULL;
+	struct fx f;
+
+	fx_open(&f, &o, false);
+	cr_expect_eq(perfring_session_add_bpf_output(f.s, f.b.out_map, &again), -EEXIST);
+	cr_expect(strstr(perfring_session_last_error(f.s), "already reads map"), "%s",
+		  perfring_session_last_error(f.s));
+	cr_expect_null(again);
+	fx_close(&f);
+}
+
 Test(bpf, error_after_start)
 {
 	struct perfring_opts o = { .sz = sizeof(o) };

@@ -283,7 +283,10 @@ PERFRING_API int perfring_session_add_attr(struct perfring_session *s,
  *    tgid (bpf_get_current_pid_tgid). With enable_on_exec it is enabled at
  *    start, not at the exec. Where the kernel refuses to redirect it into a
  *    scoped ring (PERF_EVENT_IOC_SET_OUTPUT), start fails with its sentence.
- *  - Several maps on one session each get their own event per CPU.
+ *  - Several maps on one session each get their own event per CPU. A map
+ *    has one entry per CPU, so one reader: the same map twice on a session
+ *    is -EEXIST, and another reader's entries (another session, a
+ *    perf_buffer) on the watched CPUs are replaced at start.
  *  Errors: -EBADF when map_fd is not a BPF map (not open, not BPF, or another
  *  BPF object); -EINVAL when the map is not a PERF_EVENT_ARRAY; -E2BIG at
  *  start when max_entries is not above the highest watched CPU (the
