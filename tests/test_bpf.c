@@ -421,32 +421,23 @@ Test(bpf, error_map_too_small)
 	kbpf_close(&b);
 }
 
-Test(bpf, error_same_map_twice)
+/* A second add of the map: after start, or before it on the same map. */
+static void second_add(bool start, int want, const char *says)
 {
 	struct perfring_opts o = { .sz = sizeof(o) };
 	struct perfring_event *again = NULL;
 	struct fx f;
 
-	fx_open(&f, &o, false);
-	cr_expect_eq(perfring_session_add_bpf_output(f.s, f.b.out_map, &again), -EEXIST);
-	cr_expect(strstr(perfring_session_last_error(f.s), "already reads map"), "%s",
+	fx_open(&f, &o, start);
+	cr_expect_eq(perfring_session_add_bpf_output(f.s, f.b.out_map, &again), want);
+	cr_expect(strstr(perfring_session_last_error(f.s), says), "%s",
 		  perfring_session_last_error(f.s));
 	cr_expect_null(again);
 	fx_close(&f);
 }
 
-Test(bpf, error_after_start)
-{
-	struct perfring_opts o = { .sz = sizeof(o) };
-	struct perfring_event *late = NULL;
-	struct fx f;
-
-	fx_open(&f, &o, true);
-	cr_expect_eq(perfring_session_add_bpf_output(f.s, f.b.out_map, &late), -EBUSY);
-	cr_expect(strstr(perfring_session_last_error(f.s), "before perfring_session_start"));
-	cr_expect_null(late);
-	fx_close(&f);
-}
+Test(bpf, error_same_map_twice) { second_add(false, -EEXIST, "already reads map"); }
+Test(bpf, error_after_start) { second_add(true, -EBUSY, "before perfring_session_start"); }
 
 /* ------------------------------------------------------- what free leaves */
 
