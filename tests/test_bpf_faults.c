@@ -80,21 +80,23 @@ static const char *const kind_name[PR_SYS__COUNT] = {
 	[PR_SYS_MALLOC] = "malloc", [PR_SYS_CALLOC] = "calloc",
 };
 
-/* One case; returns whether it behaved. */
-static bool one_case(const struct kbpf *b, const struct phases *ph, enum pr_sys_call call,
-		     long nth, int e)
+/* What one case did. */
+enum outcome { BAD, FAILED_CLEANLY, RECOVERED };
+
+static enum outcome one_case(const struct kbpf *b, const struct phases *ph,
+			     enum pr_sys_call call, long nth, int e)
 {
 	struct fault f = { .call = call, .nth = nth, .err = e };
 	bool alloc = call == PR_SYS_MALLOC || call == PR_SYS_CALLOC || call == PR_SYS_REALLOC;
-	int want = alloc ? -ENOMEM : -e, got = 0, rc;
+	int want = alloc ? -ENOMEM : -e, got = 0, rc, fds;
+	struct kfdset before;
+	char why[512], fdwhy[192];
+	bool ok, leak;
+	long left;
+
 	/* The info call's EINVAL is the kernel's answer for a fd that is no BPF object. */
 	if (call == PR_SYS_BPF && nth == 1 && e == EINVAL)
 		want = -EBADF;
-	struct kfdset before;
-	char why[512], fdwhy[192];
-	long left;
-	bool ok;
-
 	cr_assert_eq(kutil_fd_snapshot(&before), 0);
 	rc = scenario(b, &f, NULL, why, sizeof(why), &got);
 	left = entries_left(b);
@@ -109,10 +111,15 @@ static bool one_case(const struct kbpf *b, const struct phases *ph, enum pr_sys_
 		  nth, strerrorname_np(e), rc, why, got);
 	cr_expect_eq(left, 0, "%s #%ld failing with %s: %ld map entries left behind",
 		     kind_name[call], nth, strerrorname_np(e), left);
-	rc = kutil_fd_changed(&before, fdwhy, sizeof(fdwhy));
-	cr_expect_lt(rc, 0, "%s #%ld failing with %s: %s", kind_name[call], nth,
+	fds = kutil_fd_changed(&before, fdwhy, sizeof(fdwhy));
+	cr_expect_lt(fds, 0, "%s #%ld failing with %s: %s", kind_name[call], nth,
 		     strerrorname_np(e), fdwhy);
-	return ok && !left && rc < 0 && f.seen[call] >= nth;
+	leak = kutil_leak_found();
+	cr_expect(!leak, "%s #%ld failing with %s: LeakSanitizer found a leak (its report is "
+		  "above)", kind_name[call], nth, strerrorname_np(e));
+	if (!ok || left || fds >= 0 || leak || f.seen[call] < nth)
+		return BAD;
+	return rc ? FAILED_CLEANLY : RECOVERED;
 }
 
 /* The program, and a fault-free run that counts the calls (ph, count). */
@@ -136,16 +143,19 @@ static void run(enum pr_sys_call call)
 	struct fault count;
 	struct phases ph;
 	struct kbpf b;
-	long n, cases = 0, bad = 0;
+	long n, cases = 0, bad, tally[3] = { 0 };
 	size_t e;
 
 	counted(&b, &count, &ph);
 	for (n = 1; n <= count.seen[call]; n++)
 		for (e = 0; e < sizeof(errs) / sizeof(errs[0]); e++, cases++)
-			bad += !one_case(&b, &ph, call, n, errs[e]);
+			tally[one_case(&b, &ph, call, n, errs[e])]++;
 	fprintf(stderr, "# bpf fault injection %s: %ld calls (%ld before the parse, %ld in "
-		"free), %ld cases, %ld bad\n", kind_name[call], count.seen[call],
-		ph.setup[call], count.seen[call] - ph.parsed[call], cases, bad);
+		"free), %ld cases: %ld failed cleanly, %ld carried on, %ld bad; leak check: %s\n",
+		kind_name[call], count.seen[call], ph.setup[call],
+		count.seen[call] - ph.parsed[call], cases, tally[FAILED_CLEANLY],
+		tally[RECOVERED], tally[BAD], kutil_leak_check_on() ? "LeakSanitizer" : "off");
+	bad = tally[BAD];
 	cr_assert_gt(count.seen[call], 0);
 	cr_assert_eq(bad, 0);
 	cr_assert_eq(kbpf_close_gone(&b), 0, "BPF objects outlived the test");
