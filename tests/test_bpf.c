@@ -386,6 +386,16 @@ Test(bpf, error_not_a_map)
 	kbpf_close(&b);
 }
 
+Test(bpf, error_null_session)
+{
+	struct perfring_event *ev = NULL;
+
+	cr_expect_eq(perfring_session_add_bpf_output(NULL, 0, &ev), -EINVAL);
+	cr_expect(strstr(perfring_session_last_error(NULL), "NULL"), "%s",
+		  perfring_session_last_error(NULL));
+	cr_expect_null(ev);
+}
+
 Test(bpf, error_array_map)
 {
 	int fd = kbpf_array_map(4);
