@@ -3,8 +3,9 @@
  * (tests/kbpf.c) for its own tgid, pins its PERF_EVENT_ARRAY at PIN, runs
  * CMD (perfring-watch --json) with its stdout through a pipe, makes N getpid
  * calls from a thread once CMD prints its start line (the main thread goes
- * on reading, so CMD never blocks on a full pipe), passes CMD's output on
- * and exits with CMD's status. The pin is removed on every way out.
+ * on reading, so CMD never blocks on a full pipe), sends CMD a SIGINT once
+ * they are made (perfring-watch then drains its rings and prints its
+ * summary), passes CMD's output on and exits with CMD's status. The pin is removed on every way out.
  * usage: bpfpin PIN N CMD [ARGS...] */
 #include "kbpf.h"
 
@@ -50,16 +51,22 @@ static pid_t spawn(char **argv, FILE **out)
 	return pid;
 }
 
+struct calls { long n; pid_t cmd; };
+
 static void *calls(void *arg)
 {
-	for (long i = 0; i < *(long *)arg; i++)
+	const struct calls *c = arg;
+
+	for (long i = 0; i < c->n; i++)
 		syscall(SYS_getpid);
+	kill(c->cmd, SIGINT);
 	return NULL;
 }
 
 /* CMD's lines to stdout; the calls after its start line. */
-static void relay(FILE *in, long n)
+static void relay(FILE *in, long n, pid_t cmd)
 {
+	struct calls c = { n, cmd };
 	char line[4096];
 	bool started = false;
 	pthread_t t;
@@ -67,7 +74,7 @@ static void relay(FILE *in, long n)
 	while (fgets(line, sizeof(line), in)) {
 		fputs(line, stdout);
 		if (!started && strstr(line, "\"type\":\"start\"") &&
-		    pthread_create(&t, NULL, calls, &n) == 0)
+		    pthread_create(&t, NULL, calls, &c) == 0)
 			started = true;
 	}
 	if (started)
@@ -97,7 +104,7 @@ int main(int argc, char **argv)
 	}
 	pid = spawn(argv + 3, &in);
 	if (pid > 0 && in)
-		relay(in, strtol(argv[2], NULL, 10));
+		relay(in, strtol(argv[2], NULL, 10), pid);
 	if (pid > 0 && waitpid(pid, &status, 0) < 0)
 		status = 1 << 8;
 	if (in)
