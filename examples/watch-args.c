@@ -95,7 +95,7 @@ static const char exporter_usage_text[] =
 "                         [--watermark BYTES | --wakeup-events N] [--flush-ms MS]\n"
 "                         [--budget N] [--pages N] [-d SECONDS]\n"
 "                         [--by SYSTEM:NAME:FIELD]... [--max-series N]\n"
-"                         [--listen ADDR:PORT]\n"
+"                         [--listen ADDR:PORT] [--bpf-map PIN_PATH]...\n"
 "\n"
 "Serves GET /metrics in the Prometheus text format (0.0.4) from one libevent\n"
 "loop: per-CPU ring counters, samples per event, ring fill, a delivery-latency\n"

@@ -285,8 +285,10 @@ PERFRING_API int perfring_session_add_attr(struct perfring_session *s,
  *    scoped ring (PERF_EVENT_IOC_SET_OUTPUT), start fails with its sentence.
  *  - Several maps on one session each get their own event per CPU. A map
  *    has one entry per CPU, so one reader: the same map twice on a session
- *    is -EEXIST, and another reader's entries (another session, a
- *    perf_buffer) on the watched CPUs are replaced at start.
+ *    is -EEXIST. Two readers of one map at a time (two sessions, or one
+ *    and a perf_buffer) do not work: the later start replaces the earlier
+ *    one's entries on the CPUs both watch, and the earlier free deletes the
+ *    later one's (a PERF_EVENT_ARRAY cannot be read back to tell).
  *  Errors: -EBADF when map_fd is not a BPF map (not open, not BPF, or another
  *  BPF object); -EINVAL when the map is not a PERF_EVENT_ARRAY; -E2BIG at
  *  start when max_entries is not above the highest watched CPU (the
