@@ -3,6 +3,7 @@
 #include "base/sys.h"
 
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,13 @@ int pr_epoll_ctl(int ep, int op, int fd, void *ev)
 int pr_timerfd_create(int flags)
 {
 	return faulted(PR_SYS_TIMERFD) ? -1 : timerfd_create(CLOCK_MONOTONIC, flags);
+}
+
+int pr_membarrier_global(void)
+{
+	if (faulted(PR_SYS_MEMBARRIER))
+		return -1;
+	return (int)syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
 }
 
 static int read_all(int fd, size_t max, char *buf, size_t *len)
