@@ -383,3 +383,108 @@ Test(overwrite, tail_synthesis_comes_first_and_is_marked)
 	cr_expect_eq(y.ring_records, 10);
 	perfring_session_free(s);
 }
+
+struct stopper {
+	int left;                   /* samples before asking to stop */
+	struct perfring_session *s;
+	bool free_it;               /* free the session instead (R7) */
+	int got;
+};
+
+static int on_stopper(const struct perfring_sample *smp, void *ctx)
+{
+	struct stopper *k = ctx;
+
+	(void)smp;
+	k->got++;
+	if (--k->left)
+		return 0;
+	if (k->free_it)
+		perfring_session_free(k->s);
+	return 1;
+}
+
+static struct perfring_session *getpid_session(struct stopper *k)
+{
+	int cpu = sched_getcpu();
+	struct perfring_opts o = { .sz = sizeof(o), .cpus = &cpu, .cpu_cnt = 1, .ring_pages = 16,
+				   .overwrite = 1 };
+	struct perfring_session *s = NULL;
+	struct perfring_event *ev;
+	char filter[64];
+
+	cr_assert_eq(kutil_pin(cpu), 0);
+	snprintf(filter, sizeof(filter), "common_pid == %d", getpid());
+	KCHECK(perfring_session_new(&o, &s), NULL);
+	KCHECK(perfring_session_add_tracepoint(s, "syscalls", "sys_enter_getpid", &ev), s);
+	KCHECK(perfring_event_set_filter(ev, filter), s);
+	KCHECK(perfring_event_set_callback(ev, on_stopper, k), s);
+	KCHECK(perfring_session_start(s), s);
+	k->s = s;
+	return s;
+}
+
+Test(overwrite, a_stopped_snapshot_goes_on_at_the_next_call)
+{
+	struct stopper k = { .left = 3 };
+	struct perfring_session *s = getpid_session(&k);
+
+	kutil_getpid_n(10);
+	cr_assert_eq(perfring_session_snapshot(s), 3);
+	k.left = 1000;
+	/* The rest of the first, then the 5 made since: nothing twice. */
+	kutil_getpid_n(5);
+	cr_assert_eq(perfring_session_snapshot(s), 12);
+	cr_expect_eq(k.got, 15);
+	cr_expect_eq(kutil_stats(s).samples, 15);
+	perfring_session_free(s);
+}
+
+Test(overwrite, free_inside_a_snapshot_callback_is_deferred)
+{
+	struct stopper k = { .left = 2, .free_it = true };
+	struct perfring_session *s = getpid_session(&k);
+
+	kutil_getpid_n(10);
+	cr_expect_eq(perfring_session_snapshot(s), -ECANCELED);
+	cr_expect_eq(k.got, 2);
+}
+
+static int nop_watch(void *loop, size_t slot, int fd, bool on)
+{
+	(void)loop, (void)slot, (void)fd, (void)on;
+	return 0;
+}
+
+static int nop_soon(void *loop, bool on)
+{
+	(void)loop, (void)on;
+	return 0;
+}
+
+static int nop_timer(void *loop, uint32_t ms)
+{
+	(void)loop, (void)ms;
+	return 0;
+}
+
+static void count_destroy(void *loop)
+{
+	++*(int *)loop;
+}
+
+Test(overwrite, a_reactor_is_refused_and_its_driver_released)
+{
+	static const struct perfring_loop_ops ops = { .sz = sizeof(ops), .watch = nop_watch,
+		.soon = nop_soon, .timer = nop_timer, .destroy = count_destroy };
+	struct stopper k = { .left = 1000 };
+	struct perfring_session *s = getpid_session(&k);
+	struct perfring_reactor *r = (void *)1;
+	int destroyed = 0;
+
+	cr_expect_eq(perfring_reactor_new(s, NULL, &ops, &destroyed, &r), -EOPNOTSUPP);
+	cr_expect_null(r);
+	cr_expect_eq(destroyed, 1);
+	cr_expect(strstr(perfring_session_last_error(s), "perfring_session_snapshot"));
+	perfring_session_free(s);
+}
