@@ -488,3 +488,49 @@ Test(overwrite, a_reactor_is_refused_and_its_driver_released)
 	cr_expect(strstr(perfring_session_last_error(s), "perfring_session_snapshot"));
 	perfring_session_free(s);
 }
+
+static int fail_call(enum pr_sys_call call, void *ctx)
+{
+	return call == *(enum pr_sys_call *)ctx ? ENOSYS : 0;
+}
+
+Test(overwrite, without_membarrier_the_head_is_read_again)
+{
+	enum pr_sys_call which = PR_SYS_MEMBARRIER;
+	struct seen w;
+	struct perfring_session *s = close_session(1, &w);
+	int n;
+
+	close_n(0, 20000);
+	pr_fault_set(fail_call, &which);
+	n = perfring_session_snapshot(s);
+	pr_fault_set(NULL, NULL);
+	cr_assert_eq((uint32_t)n, 4096u / w.size, "%d (%s)", n, perfring_session_last_error(s));
+	expect_run(&w, 0, 19999);
+	perfring_session_free(s);
+	free(w.num);
+}
+
+Test(overwrite, a_failed_pause_leaves_no_ring_paused)
+{
+	enum pr_sys_call which = PR_SYS_IOCTL;
+	struct seen w;
+	struct perfring_session *s = close_session(1, &w);
+	int n;
+
+	close_n(0, 10);
+	pr_fault_set(fail_call, &which);
+	n = perfring_session_snapshot(s);
+	pr_fault_set(NULL, NULL);
+	cr_assert_eq(n, -ENOSYS);
+	cr_expect(strstr(perfring_session_last_error(s), "PERF_EVENT_IOC_PAUSE_OUTPUT"), "%s",
+		  perfring_session_last_error(s));
+	/* Nothing was taken: the next snapshot has all of it, and the ring
+	 * kept recording meanwhile. */
+	close_n(10, 5);
+	cr_assert_eq(perfring_session_snapshot(s), 15);
+	expect_run(&w, 0, 14);
+	cr_expect_eq(stats_of(s).lost, 0);
+	perfring_session_free(s);
+	free(w.num);
+}
