@@ -150,6 +150,24 @@ static void copy_ring(const struct pr_ring *k, struct snap_cpu *sc, bool settled
 	}
 }
 
+/* Whether a ring has published anything since the last snapshot. When
+ * none has, there is nothing to copy and no reason to pause: a record in
+ * flight now is published later and goes to the next snapshot. */
+static bool any_new(struct perfring_session *s, struct pr_snap *p)
+{
+	size_t i;
+
+	for (i = 0; i < s->ncpu; i++)
+		if (head_of(&s->cpu[i].ring) != p->cpu[i].prev)
+			return true;
+	for (i = 0; i < s->ncpu; i++) {
+		p->cpu[i].head = p->cpu[i].prev;
+		p->cpu[i].since = 0;
+		p->cpu[i].room = s->cpu[i].ring.size;
+	}
+	return false;
+}
+
 /* Paused for the copy only: records the kernel makes meanwhile are dropped
  * and counted by it as lost (a LOST record after the resume). */
 static int take(struct perfring_session *s, struct pr_snap *p)
@@ -158,6 +176,8 @@ static int take(struct perfring_session *s, struct pr_snap *p)
 	size_t i;
 	int err;
 
+	if (!any_new(s, p))
+		return 0;
 	if ((err = pause_rings(s, 1)))
 		return err;
 	/* Every writer that passed the kernel's paused check did so inside an

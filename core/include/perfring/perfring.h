@@ -507,7 +507,8 @@ struct perfring_snapshot_opts {
  *     after stop: R4 holds), never hidden;
  *  2. copies the bytes written since the previous snapshot (at most a ring)
  *     and resumes output at once: the pause lasts the grace period (about
- *     10 ms here) and the copy, never the delivery;
+ *     10 ms here) and the copy, never the delivery (when no ring got anything
+ *     since the previous snapshot there is no pause at all);
  *  3. finds the complete records by walking from the head, newest first, as
  *     perf's overwrite_rb_find_range does, up to the previous snapshot's head
  *     or the first record the kernel overwrote in part; a header no kernel
