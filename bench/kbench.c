@@ -2,6 +2,7 @@
 #include "kbench.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <getopt.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -292,11 +293,34 @@ static int lpr_consume(struct perfring_session *s, const struct lpr_stop *st)
 	return err < 0 ? err : 0;
 }
 
-int kb_run_lpr(const struct kb_lpr_cfg *c, long n, struct kb_run *r)
+/* Overwrite rings: nothing is read until the generator is done, then one
+ * snapshot takes the newest ring's worth of each CPU. */
+static int ovw_consume(struct perfring_session *s, const struct lpr_stop *st, double *ms,
+		       double *mib)
 {
-	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = c->pages,
-				   .wakeup_watermark = c->watermark,
-				   .wakeup_events = c->wakeup_events, .flush_ms = c->flush_ms };
+	struct pollfd p = { .fd = st->g->done_fd, .events = POLLIN };
+	const struct perfring_cpu_fd *fds;
+	struct perfring_cpu_stats cs;
+	size_t i, nfd = perfring_session_fds(s, &fds);
+	uint64_t t0, bytes = 0;
+	int n;
+
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	t0 = kb_now_ns();
+	if ((n = perfring_session_snapshot(s)) < 0)
+		return n;
+	*ms = (double)(kb_now_ns() - t0) / 1e6;
+	for (i = 0; i < nfd; i++)
+		if (!perfring_session_cpu_stats(s, fds[i].cpu, &cs))
+			bytes += cs.bytes;
+	*mib = (double)bytes / (1 << 20);
+	return 0;
+}
+
+static int run_session(const struct perfring_opts *o, long n, struct kb_run *r)
+{
+	double ms = 0, mib = 0;
 	struct perfring_session *s = NULL;
 	struct kb_usage u0;
 	struct kb_tally t;
@@ -306,19 +330,37 @@ int kb_run_lpr(const struct kb_lpr_cfg *c, long n, struct kb_run *r)
 
 	if ((err = kb_gen_start(&g, n)))
 		return err;
-	if ((err = kb_tally_init(&t, g.tid, n)) || (err = kb_lpr_session(&o, g.tid, &t, &s)) ||
+	if ((err = kb_tally_init(&t, g.tid, n)) || (err = kb_lpr_session(o, g.tid, &t, &s)) ||
 	    (err = perfring_session_start(s))) {
 		fprintf(stderr, "kbench: %s\n", perfring_session_last_error(s));
 		kb_gen_join(&g);
 		goto out;
 	}
 	kb_run_start(&g, &u0);
-	err = lpr_consume(s, &st);
+	err = o->overwrite ? ovw_consume(s, &st, &ms, &mib) : lpr_consume(s, &st);
 	kb_run_finish(r, &t, &u0, &g);
+	r->snap_ms = ms;
+	r->snap_mib = mib;
 out:
 	perfring_session_free(s);
 	kb_tally_free(&t);
 	return err;
+}
+
+int kb_run_lpr(const struct kb_lpr_cfg *c, long n, struct kb_run *r)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = c->pages,
+				   .wakeup_watermark = c->watermark,
+				   .wakeup_events = c->wakeup_events, .flush_ms = c->flush_ms };
+
+	return run_session(&o, n, r);
+}
+
+int kb_run_overwrite(uint32_t pages, long n, struct kb_run *r)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = pages, .overwrite = 1 };
+
+	return run_session(&o, n, r);
 }
 
 int kb_run_untraced(long n, struct kb_run *r)

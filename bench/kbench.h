@@ -108,6 +108,7 @@ struct kb_run {
 	uint64_t wall_ns;
 	double gen_rate;      /* generator calls per second */
 	double p50_us, p99_us, max_us;
+	double snap_ms, snap_mib; /* overwrite: the closing snapshot's time and size */
 };
 
 /* Consumer thread resource use, for bracketing a consumer loop. */
@@ -129,6 +130,9 @@ struct kb_lpr_cfg {
 	uint32_t pages, watermark, wakeup_events, flush_ms;
 };
 int kb_run_lpr(const struct kb_lpr_cfg *c, long n, struct kb_run *r);
+/* A flight recorder: overwrite rings of this many pages and no reader while
+ * the stream runs, then one snapshot (r->snap_ms, r->snap_mib). */
+int kb_run_overwrite(uint32_t pages, long n, struct kb_run *r);
 
 /* Builds the getpid session (not started) the consumers share: tracepoint,
  * filter on tid, kb_tally_cb; or, while kb_bpf_map_fd is a map (the BPF

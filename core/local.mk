@@ -21,6 +21,8 @@ core_libperfring_core_la_SOURCES = \
 	core/read/merge.c core/read/merge.h \
 	core/opts.c core/opts.h core/session.c core/session.h core/parse.c \
 	core/bpf.c core/bpf.h \
+	core/kernel/backward.c core/kernel/backward.h core/kernel/tail.c core/kernel/tail.h \
+	core/snapshot.c core/snapshot.h \
 	core/loop/reactor.c core/loop/reactor.h core/loop/attach.c core/loop/epoll.c \
 	core/loop/epoll.h \
 	core/loop/wait.c

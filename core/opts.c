@@ -189,9 +189,27 @@ static int check_ring(struct perfring_opts *o, size_t page, uint64_t *data_size)
 	return 0;
 }
 
+/* An overwrite ring wakes no one and is read only by snapshots, so the
+ * options of waking and waiting have nothing to act on. */
+static int check_overwrite(const struct perfring_opts *o)
+{
+	const char *name = o->wakeup_watermark ? "wakeup_watermark" :
+			   o->wakeup_events ? "wakeup_events" : o->flush_ms ? "flush_ms" :
+			   o->poll_interval_ms ? "poll_interval_ms" : NULL;
+
+	if (!o->overwrite || !name)
+		return 0;
+	return pr_err(NULL, -EINVAL, "opts.%s has no meaning with opts.overwrite: an overwrite "
+		      "ring wakes no one and is read only by perfring_session_snapshot(); leave "
+		      "it 0", name);
+}
+
 int pr_opts_check(struct perfring_opts *o, size_t page, uint64_t *data_size)
 {
 	int err;
+
+	if ((err = check_overwrite(o)))
+		return err;
 
 	if (o->pid < 0)
 		return pr_err(NULL, -EINVAL, "opts.pid = %d: use 0 for every task or a process id",

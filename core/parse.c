@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The public parse calls: one CPU (push or pull), or all CPUs in time order. */
 #include "session.h"
+#include "snapshot.h"
 #include "read/deliver.h"
 #include "read/drain.h"
 #include "read/merge.h"
@@ -15,6 +16,8 @@ static int started_cpu(struct perfring_session *s, int cpu, struct pr_cpu **c)
 		return pr_null(NULL, "parse_for_cpu", "s");
 	if (s->state == PR_NEW)
 		return pr_err(&s->err, -EINVAL, "parse before perfring_session_start");
+	if ((i = pr_overwrite_refuse(s, "parse_for_cpu, cpu_next and cpu_commit")))
+		return i;
 	i = pr_cpu_index(s, cpu);
 	if (i < 0)
 		return pr_err(&s->err, -ENOENT, "CPU %d is not watched by this session", cpu);
@@ -121,6 +124,8 @@ PERFRING_API int perfring_session_parse_all(struct perfring_session *s)
 		return pr_null(NULL, __func__, "s");
 	if (s->state == PR_NEW)
 		return pr_err(&s->err, -EINVAL, "parse before perfring_session_start");
+	if ((n = pr_overwrite_refuse(s, __func__)))
+		return n;
 	pr_session_enter(s);
 	n = pr_merge_parse(s->merge, NULL);
 	if (n == -EBUSY)

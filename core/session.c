@@ -205,6 +205,7 @@ void pr_session_plan(const struct perfring_session *s, struct pr_plan *p)
 		.pid = s->o.pid, .ring_pages = s->o.ring_pages, .page_size = s->page_size,
 		.wakeup_watermark = s->o.wakeup_watermark, .wakeup_events = s->o.wakeup_events,
 		.enable_on_exec = s->o.enable_on_exec != 0,
+		.overwrite = s->o.overwrite != 0,
 	};
 }
 

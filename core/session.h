@@ -12,6 +12,7 @@
 #include <perfring/perfring.h>
 
 struct pr_merge;
+struct pr_snap;
 
 enum pr_state { PR_NEW, PR_STARTED, PR_STOPPED };
 
@@ -39,6 +40,7 @@ struct perfring_session {
 	int depth;                  /* R7: parses in progress, from any thread */
 	bool closing;               /* R7: freed inside one of them: free at the last */
 	struct pr_errbuf err;
+	struct pr_snap *snap;       /* opts.overwrite: the snapshots' copies (snapshot.c) */
 };
 
 static inline struct pr_errbuf *pr_serr(struct perfring_session *s)

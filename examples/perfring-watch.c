@@ -32,6 +32,10 @@ static const struct loop_entry loops[] = {
 
 #define NLOOPS (sizeof(loops) / sizeof(loops[0]))
 
+/* --overwrite: no loop adapter, the rings never wake anyone. */
+static const struct loop_entry recorder = { WATCH_LOOP_DEFAULT, "recorder",
+					    watch_loop_recorder };
+
 static const struct loop_entry *pick_loop(enum watch_loop_kind kind)
 {
 	static const char *const names[] = {
@@ -82,7 +86,8 @@ int main(int argc, char **argv)
 		return code == 1 ? 0 : code;
 	unblock_watched_signals();
 	watch_signals_init();
-	loop = pick_loop(w.a.loop);
+	loop = w.a.overwrite ? &recorder : pick_loop(w.a.loop);
+	w.quiet |= w.a.overwrite;   /* only the snapshots are written */
 	if (!loop)
 		code = WATCH_EXIT_USAGE;
 	else if (!(code = watch_session_open(&w))) {

@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@ static const char usage_text[] =
 "                      [--by SYSTEM:NAME:FIELD]... [--top N] [--max-series N]\n"
 "                      [--json [--dump] | --print] [--listen ADDR:PORT]\n"
 "                      [--bpf-map PIN_PATH]...\n"
+"       perfring-watch --overwrite [--snapshot-on SIGUSR2] [--snapshot-dir DIR] [--json]\n"
+"                      [-e ...] [-s ...] [-c CPUS] [-p PID | COMMAND] [--pages N] [-d S]\n"
 "\n"
 "Shows, once a second and per CPU, how perf_event rings are delivered: events/s,\n"
 "bytes/s, kernel wakeups/s, records per wakeup, lost records, ring fill and the\n"
@@ -74,6 +77,13 @@ static const char usage_text[] =
 "                                sample: its first 32 payload bytes in hex\n"
 "      --listen ADDR:PORT        also serve Prometheus metrics at /metrics (as\n"
 "                                perfring-exporter; runs on the libevent loop)\n"
+"Flight recorder:\n"
+"      --overwrite               record silently into overwrite rings (the newest\n"
+"                                records always kept, no wakeups); print a snapshot\n"
+"                                on the signal and at the end: a perf script-like\n"
+"                                line per sample, or with --json one object each\n"
+"      --snapshot-on SIGNAL      SIGUSR2 or SIGUSR1 takes a snapshot\n"
+"      --snapshot-dir DIR        write each snapshot to DIR/snapshot-N.txt (.json)\n"
 "  -h, --help                    this text\n"
 "  -V, --version                 the libperfring version\n"
 "\n"
@@ -152,7 +162,7 @@ static const char *const loop_names[] = {
 
 enum { OPT_LOOP = 256, OPT_WATERMARK, OPT_WAKEUP_EVENTS, OPT_FLUSH_MS, OPT_BUDGET, OPT_PAGES,
        OPT_JSON, OPT_BY, OPT_TOP, OPT_MAX_SERIES, OPT_PRINT, OPT_FILTER, OPT_LISTEN,
-       OPT_BPF_MAP, OPT_DUMP };
+       OPT_BPF_MAP, OPT_DUMP, OPT_OVERWRITE, OPT_SNAPSHOT_ON, OPT_SNAPSHOT_DIR };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -175,6 +185,9 @@ static const struct option long_opts[] = {
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "bpf-map", required_argument, NULL, OPT_BPF_MAP },
 	{ "dump", no_argument, NULL, OPT_DUMP },
+	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+	{ "snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON },
+	{ "snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -384,6 +397,38 @@ static int parse_filter(struct watch_args *a, const char *str)
 }
 
 /* ADDR:PORT; the address itself is checked when it is bound. */
+static int parse_snapshot_sig(struct watch_args *a, const char *str)
+{
+	const char *n = strncmp(str, "SIG", 3) ? str : str + 3;
+
+	if (!strcmp(n, "USR2"))
+		a->snapshot_sig = SIGUSR2;
+	else if (!strcmp(n, "USR1"))
+		a->snapshot_sig = SIGUSR1;
+	else
+		return bad("--snapshot-on %s: SIGUSR1 or SIGUSR2", str);
+	return 0;
+}
+
+/* --overwrite owns the output and the waiting: the options of either go. */
+static int check_overwrite(struct watch_args *a)
+{
+	if (!a->overwrite) {
+		if (a->snapshot_sig || a->snapshot_dir)
+			return bad("--snapshot-on and --snapshot-dir need --overwrite");
+		return 0;
+	}
+	if (a->prog == WATCH_PROG_EXPORTER || a->watermark_set || a->wakeup_events ||
+	    a->flush_ms || a->budget || a->by_cnt || a->listen || a->print || a->top ||
+	    a->loop != WATCH_LOOP_DEFAULT)
+		return bad("--overwrite records silently and prints snapshots: it takes none of "
+			   "--watermark, --wakeup-events, --flush-ms, --budget, --by, --top, "
+			   "--print, --listen, --loop");
+	a->watermark = 0;
+	a->print = true; /* the fields and comms of --print, in either form */
+	return 0;
+}
+
 static int parse_listen(struct watch_args *a, const char *str)
 {
 	const char *colon = strrchr(str, ':');
@@ -454,6 +499,9 @@ static int parse_one(struct watch_args *a, int opt, const char *arg)
 	case OPT_LISTEN: return parse_listen(a, arg);
 	case OPT_BPF_MAP: return parse_bpf_map(a, arg);
 	case OPT_DUMP: a->dump = true; return 0;
+	case OPT_OVERWRITE: a->overwrite = true; return 0;
+	case OPT_SNAPSHOT_ON: return parse_snapshot_sig(a, arg);
+	case OPT_SNAPSHOT_DIR: a->snapshot_dir = arg; return 0;
 	case 'h':
 		if (a->prog == WATCH_PROG_EXPORTER)
 			fputs(exporter_usage_text, stdout);
@@ -519,7 +567,7 @@ static int finish_args(struct watch_args *a, int argc, char **argv)
 		return bad("-p and a COMMAND exclude each other");
 	if (!a->watermark_set && !a->wakeup_events)
 		a->watermark = 4096;
-	if ((err = add_by_events(a)) || (err = check_prog(a)))
+	if ((err = add_by_events(a)) || (err = check_prog(a)) || (err = check_overwrite(a)))
 		return err;
 	if (!a->max_series)
 		a->max_series = FC_DEFAULT_MAX_SERIES;

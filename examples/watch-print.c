@@ -265,12 +265,66 @@ static bool reserve(struct watch_print *p, size_t len)
 	return true;
 }
 
+/* A JSON string of s[0..len), escaped: hostile bytes never go out raw. */
+static void json_bytes(const char *s, size_t len)
+{
+	char buf[LINE_MAX_BYTES];
+
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	watch_json_str(buf);
+}
+
+/* --overwrite --json: one object per sample, its fields by name. */
+static void json_line(struct watch_print *p, const struct watch_ev *e,
+		      const struct perfring_sample *smp)
+{
+	const char *c = comm_of(p, smp->pid, smp->tid), *v;
+	char num[FC_NUM_MAX];
+	size_t len;
+
+	fputs("{\"event\":", stdout);
+	watch_json_str(perfring_event_name(e->ev));
+	printf(",\"cpu\":%d,\"pid\":%u,\"tid\":%u,\"time\":%llu,\"comm\":", smp->cpu,
+	       smp->pid, smp->tid, (unsigned long long)smp->time);
+	json_bytes(c, strlen(c));
+	fputs(",\"fields\":{", stdout);
+	for (size_t i = 0; e->fmt && i < e->fmt->n; i++) {
+		const struct perfring_field *f = &e->fmt->f[i];
+		bool ok = fc_value(f, smp, num, &v, &len) == 0;
+
+		printf("%s", i ? "," : "");
+		watch_json_str(f->name);
+		putchar(':');
+		if (ok && (f->flags & (PERFRING_FIELD_STRING | PERFRING_FIELD_ARRAY)))
+			json_bytes(v, len);
+		else if (ok)
+			fwrite(v, 1, len, stdout);
+		else
+			fputs("null", stdout);
+	}
+	fputs("}}\n", stdout);
+}
+
 void watch_print_sample(struct watch *w, const struct watch_ev *e,
 			const struct perfring_sample *smp)
 {
 	struct watch_print *p = w->print;
 	char buf[LINE_MAX_BYTES];
-	size_t len = format_line(p, e, smp, buf, sizeof(buf));
+	size_t len;
+
+	/* A snapshot is time-ordered already: each line goes out as it comes. */
+	if (w->a.overwrite && w->a.json) {
+		json_line(p, e, smp);
+		return;
+	}
+	len = format_line(p, e, smp, buf, sizeof(buf));
+	if (w->a.overwrite) {
+		fwrite(buf, 1, len, stdout);
+		return;
+	}
 
 	if (p->used + len > ARENA_MAX)
 		watch_print_flush(w, true);

@@ -230,7 +230,9 @@ int watch_finish(struct watch *w)
 	watch_hold_signals();
 	watch_child_end(w);
 	perfring_session_stop(w->s);
-	for (size_t i = 0; i < w->ncpu; i++)
+	if (w->a.overwrite)
+		watch_snapshot(w);      /* the last one: what the rings hold at the end */
+	for (size_t i = 0; !w->a.overwrite && i < w->ncpu; i++)
 		perfring_session_parse_for_cpu(w->s, w->cpus[i].cpu);
 	code = exit_code(w);
 	if (rows && w->t0_ns && !output_gone(w)) {

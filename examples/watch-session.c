@@ -25,7 +25,10 @@ static void session_opts(const struct watch *w, struct perfring_opts *o)
 		.wakeup_watermark = a->watermark,
 		.wakeup_events = a->wakeup_events,
 		.enable_on_exec = w->child != 0,    /* count COMMAND from its exec, as perf stat */
+		.overwrite = a->overwrite,
 	};
+	if (a->overwrite)
+		return;
 	if (a->watermark || a->wakeup_events)
 		o->flush_ms = a->flush_ms;
 	else

@@ -390,7 +390,7 @@ void watch_view_start(struct watch *w)
 	w->tty = isatty(STDOUT_FILENO) == 1 && !w->a.print && !w->quiet;
 	if (w->tty)
 		w->frame.utf8 = utf8_locale();
-	if (w->a.print)
+	if (w->a.print && !w->a.overwrite)
 		fprintf(stderr, "%s: --print on loop %s: each CPU's ring is delivered on its own, "
 			"so lines are time-ordered within a flush window (twice --flush-ms)\n",
 			watch_prog_name(&w->a), w->loop_name);

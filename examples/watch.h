@@ -9,6 +9,7 @@
  *   watch-view.c      the TTY table, the piped lines and the JSON
  *   watch-byview.c    the --by tables in those three forms
  *   watch-print.c     --print: one perf-script line per sample, time-ordered
+ *   watch-recorder.c  --overwrite: the flight recorder, its snapshots on a signal
  *   watch-metrics.c   the /metrics page (Prometheus text format)
  *   watch-bpf.c       --bpf-map: a pinned map by its path, and --dump's lines
  *   watch-http.c      --listen: evhttp on the libevent loop, bounded clients
@@ -73,6 +74,9 @@ struct watch_args {
 	const char *bpf_map[WATCH_MAX_EVENTS];  /* --bpf-map PIN_PATH, pointing into argv */
 	size_t bpf_cnt;
 	bool dump;                          /* --dump: each BPF payload's first bytes */
+	bool overwrite;                     /* --overwrite: a flight recorder */
+	int snapshot_sig;                   /* --snapshot-on SIGNAL, or 0 */
+	const char *snapshot_dir;           /* --snapshot-dir DIR, or NULL: stdout */
 };
 
 struct watch_hist {
@@ -151,6 +155,7 @@ struct watch {
 	int drawn_lines;
 	void (*loop_stop)(struct watch *w); /* set by the loop glue */
 	void *loop;                         /* the glue's own state */
+	unsigned snapshots;                 /* --overwrite: snapshots written */
 };
 
 /* watch-args.c: 0 = run, 1 = --help/--version printed, 2 = bad arguments
@@ -249,6 +254,11 @@ void watch_view_interval(struct watch *w, const struct watch_row *rows,
 			 const struct watch_row *total, double dt);
 void watch_view_summary(struct watch *w, const struct watch_row *rows,
 			const struct watch_row *total, double secs, int exit_code);
+
+/* watch-recorder.c: --overwrite. The loop: silent until the snapshot
+ * signal; and one snapshot written out (also the final one at the end). */
+int watch_loop_recorder(struct watch *w);
+void watch_snapshot(struct watch *w);
 
 /* One per loop; each returns 0, or -1 after printing why. */
 int watch_loop_epoll(struct watch *w);

@@ -7,7 +7,7 @@ examples_perfring_watch_SOURCES = examples/perfring-watch.c examples/watch.h \
 	examples/watch-args.c examples/watch-session.c examples/watch-child.c \
 	examples/watch-run.c examples/watch-stats.c examples/watch-view.c \
 	examples/watch-epoll.c examples/epoll-driver.c examples/epoll-driver.h \
-	examples/watch-byview.c examples/watch-print.c \
+	examples/watch-byview.c examples/watch-print.c examples/watch-recorder.c \
 	examples/fieldcount.c examples/fieldcount.h examples/textesc.c examples/textesc.h \
 	examples/watch-metrics.c examples/watch-bpf.c
 examples_perfring_watch_CPPFLAGS = $(AM_CPPFLAGS)

@@ -121,6 +121,7 @@ struct perfring_cpu_stats kutil_stats(const struct perfring_session *s)
 		sum.late += st.late;
 		sum.unknown += st.unknown;
 		sum.flushes += st.flushes;
+		sum.overwritten += st.overwritten;
 		sum.max_fill_pct = st.max_fill_pct > sum.max_fill_pct ? st.max_fill_pct : sum.max_fill_pct;
 		sum.hup |= st.hup;
 	}

@@ -3,6 +3,7 @@
 #include "base/sys.h"
 
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,13 @@ int pr_bpf(int cmd, void *attr, unsigned int size)
 int pr_dup(int fd)
 {
 	return faulted(PR_SYS_OPEN) ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+int pr_membarrier_global(void)
+{
+	if (faulted(PR_SYS_MEMBARRIER))
+		return -1;
+	return (int)syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
 }
 
 static int read_all(int fd, size_t max, char *buf, size_t *len)

@@ -13,7 +13,7 @@
 enum pr_sys_call {
 	PR_SYS_PERF_EVENT_OPEN, PR_SYS_MMAP, PR_SYS_IOCTL, PR_SYS_EPOLL_CREATE,
 	PR_SYS_EPOLL_CTL, PR_SYS_OPEN, PR_SYS_READ, PR_SYS_MALLOC, PR_SYS_CALLOC,
-	PR_SYS_REALLOC, PR_SYS_TIMERFD, PR_SYS_BPF, PR_SYS__COUNT
+	PR_SYS_REALLOC, PR_SYS_TIMERFD, PR_SYS_BPF, PR_SYS_MEMBARRIER, PR_SYS__COUNT
 };
 
 /* Returns 0 to let the call through, or the errno to fail it with. */
@@ -36,6 +36,8 @@ int pr_timerfd_create(int flags); /* CLOCK_MONOTONIC */
 /* bpf(2): attr is a union bpf_attr * of size bytes; -1 with errno. */
 int pr_bpf(int cmd, void *attr, unsigned int size);
 int pr_dup(int fd); /* close-on-exec; counted as an open; -1 with errno */
+/* membarrier(MEMBARRIER_CMD_GLOBAL): one RCU grace period. 0 or -1 with errno. */
+int pr_membarrier_global(void);
 
 /* Reads a whole small file (tracefs, sysfs, procfs) into a NUL-terminated
  * heap buffer, at most max bytes. 0 or -errno. */

@@ -298,6 +298,7 @@ int pr_decode_record(const struct perf_event_header *h, uint64_t st, struct perf
 	out->pid = out->tid = 0;
 	out->time = out->id = 0;
 	out->record = h;
+	out->synthetic = false;
 	if (!decodable(h->type))
 		return -ENOMSG;
 	if (h->size < sizeof(*h) + tsz)

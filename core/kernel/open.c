@@ -113,9 +113,23 @@ void pr_open_attr(const struct pr_plan *p, const struct perfring_event *ev,
 		/* CPU-wide in every scope (kernel/open.h): exec enables no such event. */
 		if (ev->kind == PR_EV_BPF)
 			a->inherit = a->enable_on_exec = 0;
+		/* SET_OUTPUT needs the same direction as the ring's leader. A
+		 * caller's own write_backward stays, and R10 names it. */
+		if (p->overwrite)
+			a->write_backward = 1;
 		return;
 	}
 	leader_attr(p, a);
+}
+
+/* An overwrite ring: backward, and its wakeup as rare as the kernel
+ * allows (once a ring's worth; nobody waits on it). */
+static void overwrite_attr(const struct pr_plan *p, struct perf_event_attr *a)
+{
+	a->write_backward = 1;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)((uint64_t)p->ring_pages * p->page_size > UINT32_MAX ?
+					 UINT32_MAX : (uint64_t)p->ring_pages * p->page_size);
 }
 
 static void leader_attr(const struct pr_plan *p, struct perf_event_attr *a)
@@ -140,6 +154,8 @@ static void leader_attr(const struct pr_plan *p, struct perf_event_attr *a)
 		a->watermark = 1;
 		a->wakeup_watermark = p->wakeup_watermark;
 	}
+	if (p->overwrite)
+		overwrite_attr(p, a);
 }
 
 /* -ESRCH with no sentence: thread tid exited after the listing, and the
@@ -199,7 +215,9 @@ static int map_ring(struct opening *o, struct pr_cpu *c)
 	c->scratch = pr_malloc(PR_RING_SCRATCH);
 	if (!c->scratch)
 		return pr_err(o->e, -ENOMEM, "out of memory for CPU %d's scratch buffer", c->cpu);
-	c->map = pr_mmap(len, PROT_READ | PROT_WRITE, MAP_SHARED, c->leader_fd);
+	/* Read-only is what makes the kernel overwrite instead of waiting. */
+	c->map = pr_mmap(len, o->p->overwrite ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED,
+			 c->leader_fd);
 	if (c->map == MAP_FAILED) {
 		c->map = NULL;
 		return syscall_err(o->e, "mmap", "ring", c->cpu, errno);

@@ -4,6 +4,7 @@
 #include "loop/reactor.h"
 #include "read/drain.h"
 #include "base/sys.h"
+#include "snapshot.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -128,6 +129,9 @@ static int setup(struct perfring_reactor *r, const struct perfring_loop_opts *op
 
 	if (s->state == PR_NEW)
 		return pr_err(&s->err, -EINVAL, "attach before perfring_session_start");
+	/* No wakeup and nothing to read until a snapshot: nothing to attach. */
+	if ((err = pr_overwrite_refuse(s, "perfring_reactor_new (and the adapters' attach)")))
+		return err;
 	if ((err = copy_loop_opts(s, opts, &r->o)) || (err = fill_slots(r)))
 		return err;
 	r->o.cpus = NULL;

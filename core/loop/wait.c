@@ -4,6 +4,7 @@
 #include "loop/epoll.h"
 #include "loop/reactor.h"
 #include "read/merge.h"
+#include "snapshot.h"
 #include "base/clock.h"
 #include "base/sys.h"
 
@@ -158,6 +159,8 @@ static int run(struct perfring_session *s, struct loop *l)
 		return pr_null(NULL, "parse loop", "s");
 	if (s->state == PR_NEW)
 		return pr_err(&s->err, -EINVAL, "parse before perfring_session_start");
+	if ((err = pr_overwrite_refuse(s, "parse_for_duration and parse_until")))
+		return err;
 	if (pr_merge_busy(s->merge))
 		return pr_session_busy(s);
 	l->s = s;

@@ -44,4 +44,5 @@ void pr_cpu_stats_read(const struct pr_cpu *c, struct perfring_cpu_stats *out)
 	LOAD(late);
 	LOAD(unknown);
 	LOAD(flushes);
+	LOAD(overwritten);
 }

@@ -74,6 +74,20 @@ struct perfring_opts {
 	uint32_t enable_on_exec;   /**< non-zero (needs pid > 0): every event counts from
 	                                the process's next execve (attr.enable_on_exec),
 	                                as `perf stat -- COMMAND` does, not from start */
+	uint32_t overwrite;        /**< non-zero: a flight recorder. Every ring is
+	                                written backward (attr.write_backward on each
+	                                leader and every event redirected into it) and
+	                                mapped read-only, so the kernel overwrites the
+	                                oldest records and never stops for a reader.
+	                                Only perfring_session_snapshot() reads them:
+	                                ordinary parses, the pull form and attaching
+	                                a reactor or adapter are -EOPNOTSUPP. No
+	                                wakeups and no timer: wakeup_watermark,
+	                                wakeup_events, flush_ms and poll_interval_ms
+	                                must be 0 (-EINVAL). The kernel still queues
+	                                one irq_work per ring's worth of records (its
+	                                watermark cannot be turned off; it is set to
+	                                the whole ring) and nobody is woken by it */
 };
 
 /** One decoded PERF_RECORD_SAMPLE. Valid only during the callback (or, in the
@@ -120,6 +134,9 @@ struct perfring_record {
 	uint64_t id;                   /**< trailer IDENTIFIER */
 	struct perfring_event *event;  /**< event that emitted it, or NULL (leader) */
 	const struct perf_event_header *record; /**< whole record, contiguous */
+	bool synthetic;                /**< made by a snapshot from /proc (see
+	                                    perfring_snapshot_opts.synthesize), not
+	                                    read from a ring: cpu is -1 */
 	union {
 		struct { uint32_t pid, tid; const char *comm; bool exec; } comm;
 		struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } task; /**< FORK/EXIT */
@@ -453,6 +470,14 @@ struct perfring_cpu_stats {
 	uint64_t unknown;       /**< records of unknown type or of an id this
 	                             session does not own, skipped (R12) */
 	uint64_t flushes;       /**< timer (flush/poll) passes that read this ring */
+	uint64_t overwritten;   /**< opts.overwrite: BYTES the kernel wrote into this
+	                             ring that no snapshot delivered because newer
+	                             records overwrote them first (or tore the oldest
+	                             one). Bytes, exact: the kernel's head positions
+	                             give them, while the number of records they
+	                             held is unknowable once overwritten. Never in
+	                             lost: lost counts what the kernel dropped
+	                             (while a snapshot paused the ring) */
 };
 
 /** Copies `cpu`'s counters. -ENOENT for an unwatched CPU. R8: callable from
@@ -495,6 +520,69 @@ PERFRING_API int perfring_session_parse_for_duration(struct perfring_session *s,
  *  every pass and wakeup) or a callback asks to stop. */
 PERFRING_API int perfring_session_parse_until(struct perfring_session *s,
 					      bool (*should_stop)(void *ctx), void *ctx);
+
+/* ------------------------------------------ flight recorder (overwrite) */
+
+/** Options for perfring_session_snapshot_opts(). NULL = defaults. */
+struct perfring_snapshot_opts {
+	size_t sz;                 /**< sizeof(struct perfring_snapshot_opts) */
+	uint32_t synthesize;       /**< PERFRING_REC_COMM | PERFRING_REC_MMAP, or 0:
+	                                before the rings' records, the record callback
+	                                gets synthetic COMM (one per thread, from
+	                                /proc/PID/task/TID/comm) and MMAP2 records
+	                                (one per executable mapping, from
+	                                /proc/PID/maps) of the watched tasks (opts.pid's
+	                                process, else every process), as perf's
+	                                --tail-synthesize makes them, so a snapshot
+	                                that holds no MMAP records of its own can be
+	                                symbolized. They have record->synthetic set,
+	                                cpu -1, event NULL, and time = the oldest time
+	                                in the snapshot (now when it is empty). Needs a
+	                                record callback (-EINVAL); other bits -EINVAL */
+};
+
+/*
+ * Snapshots of an overwrite session (opts.overwrite), the flight recorder:
+ *  1. pauses output on every ring (PERF_EVENT_IOC_PAUSE_OUTPUT), then waits
+ *     for one RCU grace period (membarrier(MEMBARRIER_CMD_GLOBAL)), so that a
+ *     record the kernel had begun to write before the pause is complete; a
+ *     record produced while paused is dropped by the kernel and counted as
+ *     lost (a LOST record in the next snapshot, and the per-event counts
+ *     after stop: R4 holds), never hidden;
+ *  2. copies the bytes written since the previous snapshot (at most a ring)
+ *     and resumes output at once: the pause lasts the grace period (about
+ *     10 ms here) and the copy, never the delivery (when no ring got anything
+ *     since the previous snapshot there is no pause at all);
+ *  3. finds the complete records by walking from the head, newest first, as
+ *     perf's overwrite_rb_find_range does, up to the previous snapshot's head
+ *     or the first record the kernel overwrote in part; a header no kernel
+ *     writes (size 0, under 8, unaligned, past the end) ends the walk and is
+ *     counted in stats.corrupt;
+ *  4. delivers them oldest first through the usual callbacks, time-ordered
+ *     across CPUs by the merged parse (stats, R7 and the late rule as for
+ *     parse_all).
+ * Stats count what snapshots deliver (records, bytes, samples, lost,
+ * corrupt), and max_fill_pct the largest share of a ring one snapshot held.
+ * Returns the samples delivered. A later snapshot delivers only records
+ * written after the previous one; what newer records overwrote before a
+ * snapshot is counted in stats.overwritten (bytes), never in lost.
+ * A callback returning non-zero stops the delivery after that record; the
+ * rest of that snapshot is kept and delivered first by the next call, before
+ * it takes a new snapshot. -EOPNOTSUPP without opts.overwrite, -EINVAL
+ * before start, -EBUSY from inside a snapshot's callback or while another
+ * thread snapshots. Works while started or stopped. The copies take two
+ * buffers of a ring's size per CPU, allocated by the first snapshot.
+ * Without membarrier (ENOSYS, or EINVAL under nohz_full) the wait is a
+ * re-read of the head after the copy, and the bytes the kernel wrote over
+ * meanwhile are left out: a writer caught between reserving and publishing
+ * its record could still tear the oldest one, which only the grace period
+ * rules out.
+ */
+PERFRING_API int perfring_session_snapshot(struct perfring_session *s);
+
+/** perfring_session_snapshot() with options (NULL = the same). */
+PERFRING_API int perfring_session_snapshot_opts(struct perfring_session *s,
+						const struct perfring_snapshot_opts *opts);
 
 /* --------------------------------------------------- reactor (loop glue) */
 
