@@ -17,6 +17,7 @@ core_libperfring_core_la_SOURCES = \
 	core/kernel/open.c core/kernel/open.h core/kernel/lost.c core/kernel/lost.h \
 	core/read/tree.c core/read/tree.h core/read/order.h core/read/fast.h \
 	core/read/deliver.c core/read/deliver.h core/read/drain.c core/read/drain.h \
+	core/read/stretch.h core/read/pull.c core/read/pull.h \
 	core/read/cursor.h core/read/batch.c core/read/batch.h \
 	core/read/merge.c core/read/merge.h \
 	core/opts.c core/opts.h core/session.c core/session.h core/parse.c \

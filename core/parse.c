@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* The public parse calls: one CPU (push or pull), or all CPUs in time order. */
+/* The public parse calls: one CPU (push, pull or batch pull), or all CPUs in time order. */
 #include "session.h"
 #include "snapshot.h"
 #include "read/deliver.h"
 #include "read/drain.h"
 #include "read/merge.h"
+#include "read/pull.h"
 
 #include <errno.h>
+#include <limits.h>
 
 static int started_cpu(struct perfring_session *s, int cpu, struct pr_cpu **c)
 {
@@ -114,6 +116,30 @@ PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu)
 		return busy(s, cpu);
 	end_pull(c);
 	return 0;
+}
+
+PERFRING_API int perfring_cpu_pull(struct perfring_session *s, int cpu,
+				   struct perfring_item *items, size_t max)
+{
+	struct pr_cpu *c = NULL;
+	uintptr_t me = pr_self();
+	int err = started_cpu(s, cpu, &c);
+	size_t n;
+
+	if (err)
+		return err;
+	if (!items)
+		return pr_null(&s->err, __func__, "items");
+	if (!max)
+		return pr_err(&s->err, -EINVAL, "perfring_cpu_pull: max is 0; give room for "
+			      "at least one item");
+	if (!pr_take_pull(c, me))
+		return busy(s, cpu);
+	pr_session_enter(s);
+	n = pr_pull_batch(c, items, max < INT_MAX ? max : INT_MAX);
+	if (!n && c->ring.tail == c->ring.meta->data_tail)
+		end_pull(c);
+	return leave(s, (int)n);
 }
 
 PERFRING_API int perfring_session_parse_all(struct perfring_session *s)

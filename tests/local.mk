@@ -36,7 +36,7 @@ tests_libkutil_la_CFLAGS = $(TEST_CFLAGS)
 
 UNIT_TESTS = tests/test_ring tests/test_record tests/test_cpulist tests/test_tracefs \
 	tests/test_field tests/test_merge tests/test_merged tests/test_batch tests/test_drain \
-	tests/test_opts
+	tests/test_pull tests/test_opts
 KERNEL_TESTS = tests/test_kernel_session tests/test_kernel_wakeup tests/test_kernel_level2
 check_PROGRAMS += $(UNIT_TESTS) $(KERNEL_TESTS)
 TESTS += $(UNIT_TESTS) $(KERNEL_TESTS)
@@ -74,6 +74,10 @@ tests_test_drain_SOURCES = tests/test_drain.c
 tests_test_drain_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 tests_test_drain_CFLAGS = $(TEST_CFLAGS)
 tests_test_drain_LDADD = tests/libprtest.la $(TEST_LDADD)
+tests_test_pull_SOURCES = tests/test_pull.c
+tests_test_pull_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
+tests_test_pull_CFLAGS = $(TEST_CFLAGS)
+tests_test_pull_LDADD = tests/libprtest.la $(TEST_LDADD)
 tests_test_opts_SOURCES = tests/test_opts.c
 tests_test_opts_CFLAGS = $(TEST_CFLAGS)
 tests_test_opts_LDADD = tests/libkutil.la $(TEST_LDADD)

@@ -475,3 +475,110 @@ Test(level2, slot_removed_and_put_back_while_attached_loses_nothing)
 	perfring_reactor_free(l.r);
 	perfring_session_free(s);
 }
+
+/* The batch pull in a custom epoll loop, as a runtime binding would run it:
+ * every ring fd and the generator's pidfd in one epoll set (made before any
+ * record), batches of 64 committed one by one, each ring pulled until a
+ * batch comes back short (readiness is one-shot), and a last pass over
+ * every ring once the generator has exited. */
+struct pulled {
+	struct perfring_event *ev;
+	pid_t pid;
+	uint64_t n, pulls, full, last_time[64];
+};
+
+static void pull_ring(struct perfring_session *s, int cpu, struct pulled *p)
+{
+	struct perfring_item it[64];
+	int n, i;
+
+	do {
+		n = perfring_cpu_pull(s, cpu, it, 64);
+		cr_assert_geq(n, 0, "%s", perfring_session_last_error(s));
+		cr_assert_leq(n, 64);
+		p->pulls++;
+		p->full += n == 64;
+		for (i = 0; i < n; i++) {
+			const struct perfring_sample *smp = &it[i].u.sample;
+
+			cr_assert_eq(it[i].kind, PERFRING_NEXT_SAMPLE);
+			cr_assert_eq(smp->event, p->ev);
+			cr_assert_eq(smp->pid, (uint32_t)p->pid);
+			cr_assert_eq(smp->cpu, cpu);
+			cr_assert_geq(smp->time, p->last_time[cpu & 63], "time goes on");
+			p->last_time[cpu & 63] = smp->time;
+		}
+		p->n += (uint64_t)n;
+		cr_assert_eq(perfring_cpu_commit(s, cpu), 0);
+	} while (n == 64);
+}
+
+static int pidfd_of(pid_t pid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	if (fd < 0)
+		cr_skip_test("pidfd_open: %s", strerror(errno));
+	return fd;
+}
+
+Test(level2, batch_pull_in_a_custom_epoll_loop_is_exact)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
+	struct epoll_event ev = { .events = EPOLLIN }, got[8];
+	const struct perfring_cpu_fd *fds;
+	struct kpinned kp = { 1, N };
+	struct perfring_session *s;
+	struct pulled p = { 0 };
+	struct kcount k = { 0 };
+	struct perfring_cpu_stats st;
+	struct kchild c;
+	bool exited = false;
+	size_t nfds, i;
+	int ep, pidfd, n, j;
+
+	need_two_cpus();
+	cr_assert_eq(kutil_child_start(&c, kutil_pinned_getpid, &kp), 0);
+	p.pid = c.pid;
+	KCHECK(kutil_getpid_session(&o, c.pid, &k, &s, &p.ev), s);
+	KCHECK(perfring_session_start(s), s);
+	nfds = perfring_session_fds(s, &fds);
+	cr_assert_geq(ep = epoll_create1(EPOLL_CLOEXEC), 0);
+	for (i = 0; i < nfds; i++) {
+		ev.data.u32 = (uint32_t)i;
+		cr_assert_eq(epoll_ctl(ep, EPOLL_CTL_ADD, fds[i].fd, &ev), 0);
+	}
+	pidfd = pidfd_of(c.pid);
+	ev.data.u32 = UINT32_MAX;
+	cr_assert_eq(epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev), 0);
+	kutil_child_go(&c);
+	while (!exited) {
+		/* 30 s: only a lost wakeup, never a slow machine, takes that long. */
+		n = epoll_wait(ep, got, 8, 30000);
+		cr_assert_gt(n, 0, "no wakeup in 30 s with %llu of %d records pulled",
+			     (unsigned long long)p.n, N);
+		for (j = 0; j < n; j++) {
+			if (got[j].data.u32 == UINT32_MAX)
+				exited = true;
+			else
+				pull_ring(s, fds[got[j].data.u32].cpu, &p);
+		}
+	}
+	cr_assert_eq(kutil_child_wait(&c), 0);
+	for (i = 0; i < nfds; i++)
+		pull_ring(s, fds[i].cpu, &p);
+	KCOUNT_EQ(p.n, N);
+	cr_assert_eq(k.n, 0, "no callback ran");
+	for (i = 0, st.lost = 0; i < nfds; i++) {
+		struct perfring_cpu_stats one;
+
+		cr_assert_eq(perfring_session_cpu_stats(s, fds[i].cpu, &one), 0);
+		st.lost += one.lost;
+	}
+	cr_assert_eq(st.lost, 0);
+	cr_assert_geq(p.full, 1, "some batches were full: %llu of %llu pulls",
+		      (unsigned long long)p.full, (unsigned long long)p.pulls);
+	close(pidfd);
+	close(ep);
+	perfring_session_free(s);
+}

@@ -38,7 +38,7 @@ static struct perfring_session *fed(long n, struct kcount *k, struct perfring_ev
 	return s;
 }
 
-enum form { F_CPU, F_CPU_N, F_ALL, F_DURATION, F_NEXT, F_COMMIT, F__N };
+enum form { F_CPU, F_CPU_N, F_ALL, F_DURATION, F_NEXT, F_PULL, F_COMMIT, F__N };
 
 struct reenter {
 	struct perfring_session *s;
@@ -52,6 +52,7 @@ static int inner_parse(struct perfring_session *s, enum form f)
 {
 	struct perfring_sample smp;
 	struct perfring_record rec;
+	struct perfring_item it[4];
 
 	switch (f) {
 	case F_CPU: return perfring_session_parse_for_cpu(s, 1);
@@ -59,6 +60,7 @@ static int inner_parse(struct perfring_session *s, enum form f)
 	case F_ALL: return perfring_session_parse_all(s);
 	case F_DURATION: return perfring_session_parse_for_duration(s, 1000000);
 	case F_NEXT: return perfring_cpu_next(s, 1, &smp, &rec);
+	case F_PULL: return perfring_cpu_pull(s, 1, it, 4);
 	default: return perfring_cpu_commit(s, 1);
 	}
 }
@@ -205,13 +207,15 @@ Test(promises, two_threads_on_one_cpu_deliver_exactly_once, .timeout = 60)
 static void *parse_cpu1(void *arg)
 {
 	struct perfring_session *s = arg;
-	static int r[3];
+	static int r[4];
 	struct perfring_sample smp;
 	struct perfring_record rec;
+	struct perfring_item it[4];
 
 	r[0] = perfring_session_parse_for_cpu(s, 1);
 	r[1] = perfring_session_parse_all(s);
 	r[2] = perfring_cpu_next(s, 1, &smp, &rec);
+	r[3] = perfring_cpu_pull(s, 1, it, 4);
 	return r;
 }
 
@@ -232,6 +236,7 @@ Test(promises, a_pull_batch_holds_its_ring_until_commit)
 	cr_assert_eq(r[0], -EBUSY, "parse_for_cpu from another thread: %d", r[0]);
 	cr_assert_eq(r[1], -EBUSY, "parse_all from another thread: %d", r[1]);
 	cr_assert_eq(r[2], -EBUSY, "cpu_next from another thread: %d", r[2]);
+	cr_assert_eq(r[3], -EBUSY, "cpu_pull from another thread: %d", r[3]);
 	cr_assert_eq(k.n, 0, "nothing delivered by the refused parses");
 	cr_assert_eq(perfring_session_parse_for_cpu(s, 1), N - 1, "ours commits the batch");
 	perfring_session_free(s);

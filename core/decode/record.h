@@ -6,6 +6,7 @@
 #include <perfring/perfring.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 /* The sample_type bits the decoder understands. */
@@ -75,33 +76,49 @@ static inline enum pr_shape pr_shape_of(uint64_t sample_type)
 	return sample_type == PR_SAMPLE_TRACEPOINT ? PR_SHAPE_TRACEPOINT : PR_SHAPE_ANY;
 }
 
-/* Writes only what a sample of this shape carries: record, id, pid, tid,
- * time, cpu, and raw for a tracepoint. The caller zeroes the other fields
- * (once, for a loop that reuses out). */
-static inline int pr_decode_shaped(const struct perf_event_header *h, enum pr_shape shape,
-				   struct perfring_sample *out)
+/* The bytes of a fixed-shape sample before its RAW payload: header,
+ * IDENTIFIER, TID, TIME, CPU (and RAW's u32 size for a tracepoint). */
+static inline uint32_t pr_shape_min(enum pr_shape shape)
+{
+	return shape == PR_SHAPE_TRACEPOINT ? sizeof(struct perf_event_header) + 36
+					    : sizeof(struct perf_event_header) + 32;
+}
+
+/* Writes only what a sample of a fixed shape carries: record, id, pid, tid,
+ * time, cpu, and raw for a tracepoint, from a record the caller has checked
+ * to hold pr_shape_min(shape) bytes; a tracepoint's payload must fit in
+ * raw_room, the bytes after that minimum. */
+static inline int pr_decode_fixed(const struct perf_event_header *h, enum pr_shape shape,
+				  uint32_t raw_room, struct perfring_sample *out)
 {
 	const uint8_t *b = (const uint8_t *)(h + 1);
 	uint32_t size;
 
+	_Static_assert(offsetof(struct perfring_sample, tid) ==
+		       offsetof(struct perfring_sample, pid) + 4, "pid and tid side by side");
 	if (shape == PR_SHAPE_TRACEPOINT) {
-		if (h->size < sizeof(*h) + 36)
-			return -EBADMSG;
 		size = pr_ld32(b + 32);
-		if (size > h->size - sizeof(*h) - 36u)
+		if (size > raw_room)
 			return -EBADMSG;
 		out->raw = b + 36;
 		out->raw_size = size;
-	} else if (h->size < sizeof(*h) + 32) {
-		return -EBADMSG;
 	}
 	out->record = h;
 	out->id = pr_ld64(b);
-	out->pid = pr_ld32(b + 8);
-	out->tid = pr_ld32(b + 12);
+	memcpy(&out->pid, b + 8, 8); /* TID's pid and tid, as the sample has them */
 	out->time = pr_ld64(b + 16);
 	out->cpu = (int)pr_ld32(b + 24);
 	return 0;
+}
+
+/* pr_decode_fixed for a record of any size. The caller zeroes the other
+ * fields (once, for a loop that reuses out). */
+static inline int pr_decode_shaped(const struct perf_event_header *h, enum pr_shape shape,
+				   struct perfring_sample *out)
+{
+	if (h->size < pr_shape_min(shape))
+		return -EBADMSG;
+	return pr_decode_fixed(h, shape, h->size - pr_shape_min(shape), out);
 }
 
 /* The per-record decode of a PERF_RECORD_SAMPLE laid out by l. */

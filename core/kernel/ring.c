@@ -40,14 +40,14 @@ uint64_t pr_ring_begin(struct pr_ring *r, enum pr_ring_err *err)
 	return r->head - r->tail;
 }
 
-const struct perf_event_header *pr_ring_copy_wrapped(struct pr_ring *r, uint64_t off,
-							uint16_t size)
+const struct perf_event_header *pr_ring_copy_wrapped(const struct pr_ring *r, uint64_t off,
+							uint16_t size, uint8_t *dst)
 {
 	uint64_t first = r->size - off;
 
-	memcpy(r->scratch, r->data + off, first);
-	memcpy(r->scratch + first, r->data, size - first);
-	return (const struct perf_event_header *)r->scratch;
+	memcpy(dst, r->data + off, first);
+	memcpy(dst + first, r->data, size - first);
+	return (const struct perf_event_header *)dst;
 }
 
 const struct perf_event_header *pr_ring_bad_header(struct pr_ring *r, enum pr_ring_err *err)

@@ -14,6 +14,7 @@ enum pr_ring_err {
 	PR_RING_OK = 0,
 	PR_RING_CORRUPT, /* bad header size or misaligned tail: resynced at head */
 	PR_RING_OVERRUN, /* head more than a ring ahead of tail: resynced at head */
+	PR_RING_NO_ROOM, /* a wrapped record does not fit the room given: left unread */
 };
 
 struct pr_ring {
@@ -35,16 +36,18 @@ int pr_ring_init(struct pr_ring *r, struct perf_event_mmap_page *meta, const voi
  * overrun the tail is resynced to head, counted, *err = PR_RING_OVERRUN. */
 uint64_t pr_ring_begin(struct pr_ring *r, enum pr_ring_err *err);
 
-const struct perf_event_header *pr_ring_copy_wrapped(struct pr_ring *r, uint64_t off,
-							uint16_t size);
+const struct perf_event_header *pr_ring_copy_wrapped(const struct pr_ring *r, uint64_t off,
+							uint16_t size, uint8_t *dst);
 const struct perf_event_header *pr_ring_bad_header(struct pr_ring *r, enum pr_ring_err *err);
 
-/* The next record before the snapshot, contiguous (wrapped ones copied to
- * scratch), or NULL at the end. A corrupt header resyncs to head, counts,
- * sets *err and returns NULL. Does not advance: call pr_ring_consume.
- * Inline: it is the per-record step of every parse. */
-static inline const struct perf_event_header *pr_ring_peek(struct pr_ring *r,
-							   enum pr_ring_err *err)
+/* The next record before the snapshot, contiguous (a wrapped one copied to
+ * dst, which has room bytes), or NULL at the end. A corrupt header resyncs
+ * to head, counts, sets *err and returns NULL; a wrapped record larger than
+ * room is left where it is: NULL, *err = PR_RING_NO_ROOM. Does not advance:
+ * call pr_ring_consume. Inline: it is the per-record step of every parse. */
+static inline const struct perf_event_header *pr_ring_peek_to(struct pr_ring *r,
+							      enum pr_ring_err *err,
+							      uint8_t *dst, size_t room)
 {
 	const struct perf_event_header *h;
 	uint64_t avail = r->head - r->tail;
@@ -59,9 +62,21 @@ static inline const struct perf_event_header *pr_ring_peek(struct pr_ring *r,
 	if (__builtin_expect((off & 7) || avail < sizeof(*h) || h->size < sizeof(*h) ||
 			     (h->size & 7) || h->size > avail, 0))
 		return pr_ring_bad_header(r, err);
-	if (__builtin_expect(off + h->size > r->size, 0))
-		return pr_ring_copy_wrapped(r, off, h->size);
+	if (__builtin_expect(off + h->size > r->size, 0)) {
+		if (h->size > room) {
+			*err = PR_RING_NO_ROOM;
+			return NULL;
+		}
+		return pr_ring_copy_wrapped(r, off, h->size, dst);
+	}
 	return h;
+}
+
+/* pr_ring_peek_to with the ring's own scratch, which any record fits. */
+static inline const struct perf_event_header *pr_ring_peek(struct pr_ring *r,
+							   enum pr_ring_err *err)
+{
+	return pr_ring_peek_to(r, err, r->scratch, PR_RING_SCRATCH);
 }
 
 static inline void pr_ring_consume(struct pr_ring *r, const struct perf_event_header *h)

@@ -23,7 +23,6 @@ void pr_cpu_rewind(struct pr_cpu *c)
 	pr_ring_init(&c->ring, c->ring.meta, c->ring.data, c->ring.size, c->ring.scratch);
 	memset(&c->st, 0, sizeof(c->st));
 	memset(&c->lost, 0, sizeof(c->lost));
-	c->last_time = 0;
 	c->pulling = false;
 	c->ended = false;
 }

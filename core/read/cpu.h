@@ -39,7 +39,6 @@ struct pr_cpu {
 	size_t nfds;
 	const struct pr_sink *sink; /* where kernel records go */
 	struct perfring_cpu_stats st;
-	uint64_t last_time;         /* of the last record delivered */
 	uintptr_t busy;             /* R1: the parsing thread (pr_self), 0 = none */
 	bool pulling;               /* pull form holds an uncommitted batch */
 	bool ended;                 /* its fd reported the end and the ring was

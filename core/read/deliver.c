@@ -120,12 +120,10 @@ int pr_dispatch(struct pr_cpu *c, const struct perf_event_header *h, bool *stop)
 
 	switch (pr_decode(c, h, &smp, &rec)) {
 	case PERFRING_NEXT_SAMPLE:
-		c->last_time = smp.time;
 		if (pr_event_call(smp.event, &smp))
 			*stop = true;
 		return 1;
 	case PERFRING_NEXT_RECORD:
-		c->last_time = rec.time;
 		fn = __atomic_load_n(&c->sink->fn, __ATOMIC_RELAXED);
 		if (fn && fn(&rec, c->sink->ctx))
 			*stop = true;
@@ -146,14 +144,23 @@ void pr_begin(struct pr_cpu *c)
 	note_fill(c);
 }
 
-const struct perf_event_header *pr_peek(struct pr_cpu *c)
+const struct perf_event_header *pr_peek_to(struct pr_cpu *c, uint8_t *dst, size_t room,
+					   bool *no_room)
 {
 	enum pr_ring_err err;
-	const struct perf_event_header *h = pr_ring_peek(&c->ring, &err);
+	const struct perf_event_header *h = pr_ring_peek_to(&c->ring, &err, dst, room);
 
-	if (__builtin_expect(!h && err, 0))
+	*no_room = err == PR_RING_NO_ROOM;
+	if (__builtin_expect(!h && err && !*no_room, 0))
 		PR_STAT_ADD(c, corrupt, 1);
 	return h;
+}
+
+const struct perf_event_header *pr_peek(struct pr_cpu *c)
+{
+	bool no_room;
+
+	return pr_peek_to(c, c->ring.scratch, PR_RING_SCRATCH, &no_room);
 }
 
 bool pr_take_pull(struct pr_cpu *c, uintptr_t me)

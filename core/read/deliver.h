@@ -10,6 +10,10 @@
  * it, then hand the space back (pr_end also ends a pull batch). */
 void pr_begin(struct pr_cpu *c);
 const struct perf_event_header *pr_peek(struct pr_cpu *c); /* NULL: none left */
+/* pr_peek copying a wrapped record to dst (room bytes) instead of the
+ * ring's scratch; NULL with *no_room when it does not fit there. */
+const struct perf_event_header *pr_peek_to(struct pr_cpu *c, uint8_t *dst, size_t room,
+					   bool *no_room);
 void pr_end(struct pr_cpu *c);
 
 /* Claims c for a parse by thread me (R1): free, or held by me for my own

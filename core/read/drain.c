@@ -4,6 +4,7 @@
 #include "read/drain.h"
 #include "read/deliver.h"
 #include "read/order.h"
+#include "read/stretch.h"
 
 #include <errno.h>
 
@@ -44,12 +45,99 @@ static inline void run_sync(struct pr_run *run, uint64_t newest, uint64_t *late)
 	run->newest = newest;
 }
 
+/* What a stretch of drain_loop tells it: the general path takes what
+ * follows (0), or a PR_STEP_STOP or PR_STEP_BOUND. */
+struct drain_arg {
+	uint64_t *left;              /* records max still allows; NULL: no max */
+	const volatile bool *cancel;
+	struct pr_run *run;
+	bool bounded;
+	uint64_t newest, late;       /* the late rule's state (run only) */
+};
+
+/* k's stretch to its event's callback, decoded as shape. Inlined into one
+ * function of its own per kind of drain (drain_fast), with shape, and
+ * whether a->left, a->cancel and a->run are set, constant in each copy. */
+static inline __attribute__((always_inline)) int
+drain_stretch(enum pr_shape shape, struct pr_fast *k, const uint8_t *data, uint64_t mask,
+	      struct drain_arg *a, bool limited, bool run, bool bounded)
+{
+	struct perfring_event *const ev = k->ev;
+	/* On this function's stack, so that its address is no register; a
+	 * fixed shape writes only its own fields, so the rest start at zero. */
+	struct perfring_sample smp = { .event = ev };
+	const struct perf_event_header *h;
+	struct pr_stretch st;
+	uint64_t n = 0;
+	int why = 0;
+
+	if (!pr_stretch_begin(&st, k, data, mask, shape))
+		return 0;
+	while (__builtin_expect((h = pr_stretch_peek(&st)) != NULL, 1)) {
+		if (limited && ((a->left && !*a->left) || (a->cancel && *a->cancel)))
+			break;
+		if (!pr_stretch_decode(&st, &ev->layout, shape, h, &smp))
+			break;
+		if (run) {
+			if (bounded && !within(a->run, smp.time)) {
+				why = PR_STEP_BOUND;
+				break;
+			}
+			a->late += pr_late(&a->newest, smp.time);
+		}
+		pr_stretch_take(&st);
+		n++;
+		if (limited && a->left)
+			--*a->left;
+		if (__builtin_expect(pr_event_call(ev, &smp), 0)) {
+			why = PR_STEP_STOP;
+			break;
+		}
+	}
+	k->tail = pr_stretch_tail(&st, k);
+	k->fast += n;
+	return why;
+}
+
+/* Out of line, so that the stretch's loop has the registers to itself:
+ * inlined into drain_loop, its state would share them with the loop
+ * around it and be spilled around every callback. */
+#define DRAIN_KIND(name, limited, run, bounded)                                         \
+	static int __attribute__((noinline))                                            \
+	name(struct pr_fast *k, const uint8_t *data, uint64_t mask, struct drain_arg *a) \
+	{                                                                                 \
+		return PR_BY_SHAPE(k->ev->layout.shape, drain_stretch, k, data, mask, a,   \
+				   limited, run, bounded);                                  \
+	}
+DRAIN_KIND(drain_all, false, false, false)
+DRAIN_KIND(drain_limited, true, false, false)
+DRAIN_KIND(drain_run, false, true, false)
+DRAIN_KIND(drain_run_bounded, false, true, true)
+#undef DRAIN_KIND
+
+/* The fast path's stretch at k's tail, through the copy for this drain. */
+static inline __attribute__((always_inline)) int
+drain_fast(struct pr_fast *k, const uint8_t *data, uint64_t mask, struct drain_arg *a,
+	   bool limited, bool run, bool bounded)
+{
+	if (!k->ev)
+		return 0;
+	if (run)
+		return bounded ? drain_run_bounded(k, data, mask, a) : drain_run(k, data, mask, a);
+	return limited ? drain_limited(k, data, mask, a) : drain_all(k, data, mask, a);
+}
+
+static inline bool drain_more(const struct pr_fast *k, uint64_t head, const struct drain_arg *a)
+{
+	return k->tail != head && !(a->left && !*a->left) && !(a->cancel && *a->cancel);
+}
+
 /* Delivers c's records up to its snapshot head: at most max (0 = all). In a
  * merge run (run set) it counts late records as the merge does, and when
  * bounded delivers only those that sort before the run's bound. The common
- * record, a sample of the same event as the last one, is decoded inline.
- * Always inlined, so each caller gets a copy without the checks it does not
- * need. */
+ * record, a sample of the same event as the last one, goes through a
+ * stretch (read/stretch.h), one copy per shape. Always inlined, so each
+ * caller gets a copy without the checks it does not need. */
 static inline __attribute__((always_inline)) int
 drain_loop(struct pr_cpu *c, uint32_t max,
 	   const volatile bool *cancel, struct pr_run *run, bool bounded, struct pr_sbuf *sb,
@@ -57,46 +145,42 @@ drain_loop(struct pr_cpu *c, uint32_t max,
 {
 	const uint8_t *data = c->ring.data;
 	const uint64_t mask = c->ring.size - 1, head = c->ring.head;
-	const struct perf_event_header *h;
-	uint64_t left = max, newest = run ? run->newest : 0, late = 0;
+	uint64_t left = max;
+	struct drain_arg a = {
+		.left = max ? &left : NULL, .cancel = cancel, .run = run, .bounded = bounded,
+		.newest = run ? run->newest : 0,
+	};
 	struct pr_fast k;
 	int n = 0, step;
 
 	fast_load(c, &k, sb);
-	while (k.tail != head && !(max && !left--) && !(cancel && *cancel)) {
-		h = (const struct perf_event_header *)(data + (k.tail & mask));
-		if (__builtin_expect(!fast_take(&k, h, &sb->smp), 0)) {
-			fast_store(c, &k);
-			n += (int)k.fast;
-			run_sync(run, newest, &late);
-			step = pr_slow_step(c, run);
-			newest = run ? run->newest : 0;
-			fast_load(c, &k, sb);
-			n += step & PR_STEP_SAMPLE;
-			if (step & PR_STEP_STOP)
-				goto stopped;
-			if (step & PR_STEP_BOUND)
-				break;
-			continue;
-		}
-		if (run) {
-			if (bounded && !within(run, sb->smp.time))
-				break;
-			late += pr_late(&newest, sb->smp.time);
-		}
-		k.tail += h->size;
-		k.fast++;
-		k.last_time = sb->smp.time;
-		if (pr_event_call(k.ev, &sb->smp))
+	while (drain_more(&k, head, &a)) {
+		step = drain_fast(&k, data, mask, &a, max || cancel, run, bounded);
+		if (step & PR_STEP_STOP)
 			goto stopped;
+		if ((step & PR_STEP_BOUND) || !drain_more(&k, head, &a))
+			break;
+		fast_store(c, &k);
+		n += (int)k.fast;
+		run_sync(run, a.newest, &a.late);
+		step = pr_slow_step(c, run);
+		a.newest = run ? run->newest : 0;
+		fast_load(c, &k, sb);
+		n += step & PR_STEP_SAMPLE;
+		if (max && !(step & PR_STEP_BOUND))
+			left--;
+		if (step & PR_STEP_STOP)
+			goto stopped;
+		if (step & PR_STEP_BOUND)
+			break;
 	}
 	fast_store(c, &k);
-	run_sync(run, newest, &late);
+	run_sync(run, a.newest, &a.late);
 	return n + (int)k.fast;
 stopped:
 	*stop = true;
 	fast_store(c, &k);
-	run_sync(run, newest, &late);
+	run_sync(run, a.newest, &a.late);
 	return n + (int)k.fast;
 }
 

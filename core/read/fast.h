@@ -36,7 +36,6 @@ struct pr_fast {
 	uint64_t tail, tail0;       /* tail now, and at fast_load */
 	uint64_t end;               /* min(head, where the ring wraps) */
 	uint64_t fast;              /* samples delivered by the fast path since */
-	uint64_t last_time;
 	uint64_t id;                /* IDENTIFIER of the fast path's event */
 	struct perfring_event *ev;  /* NULL: every record takes the slow path */
 };
@@ -67,7 +66,6 @@ static inline void fast_from(const struct pr_cpu *c, struct pr_fast *k)
 	 * path nothing: the slow path resyncs it. */
 	k->end = k->tail & 7 ? k->tail : c->ring.head < wrap ? c->ring.head : wrap;
 	k->fast = 0;
-	k->last_time = c->last_time;
 	k->id = c->last.id;
 	k->ev = c->last.ev;
 }
@@ -84,7 +82,6 @@ static inline void fast_load(struct pr_cpu *c, struct pr_fast *k, struct pr_sbuf
 static inline void fast_store(struct pr_cpu *c, const struct pr_fast *k)
 {
 	c->ring.tail = k->tail;
-	c->last_time = k->last_time;
 	PR_STAT_ADD(c, records, k->fast);
 	PR_STAT_ADD(c, samples, k->fast);
 	PR_STAT_ADD(c, bytes, k->tail - k->tail0);

@@ -142,7 +142,6 @@ static void settle(struct pr_merge *m)
 		u->k.tail += (uint64_t)((const uint8_t *)it->h - u->data) + it->h->size -
 			     (u->k.tail & u->mask);
 		u->k.fast += done;
-		u->k.last_time = it->key;
 		newest = it->key > newest ? it->key : newest;
 	}
 	m->newest = newest;
@@ -218,7 +217,6 @@ step(struct pr_merge *m, uint32_t i, uint64_t key, struct pr_sbuf *sb, bool *sto
 		return slow_one(m, i, sb, stop);
 	u->k.tail += h->size;
 	u->k.fast++;
-	u->k.last_time = sb->smp.time;
 	if (pr_event_call(u->k.ev, &sb->smp))
 		*stop = true;
 	return 1;

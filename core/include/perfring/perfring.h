@@ -91,7 +91,7 @@ struct perfring_opts {
 };
 
 /** One decoded PERF_RECORD_SAMPLE. Valid only during the callback (or, in the
- *  pull form, until the next perfring_cpu_next()/perfring_cpu_commit()). Fields
+ *  pull forms, until the next perfring_cpu_next(), _pull() or _commit()). Fields
  *  whose PERF_SAMPLE_* bit the event lacks are zero. */
 struct perfring_sample {
 	struct perfring_event *event;  /**< the event that produced it */
@@ -450,6 +450,50 @@ PERFRING_API int perfring_session_parse_for_cpu_n(struct perfring_session *s, in
 PERFRING_API int perfring_cpu_next(struct perfring_session *s, int cpu,
 				   struct perfring_sample *sample, struct perfring_record *rec);
 PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu);
+
+/*
+ * Batch pull: many records of one CPU a call, for loops (and bindings) that
+ * consume records themselves.
+ *   struct perfring_item it[64];
+ *   while ((n = perfring_cpu_pull(s, cpu, it, 64)) > 0)
+ *       for (i = 0; i < n; i++) ... it[i].kind, it[i].u.sample or it[i].u.record ...
+ *   perfring_cpu_commit(s, cpu);
+ * Fills up to max items, each a sample (kind PERFRING_NEXT_SAMPLE, u.sample)
+ * or a kernel record (PERFRING_NEXT_RECORD, u.record) decoded as the
+ * callbacks would see it, in ring order, and returns how many: 0 when the
+ * ring is empty, or -errno: -EINVAL for max 0 (which could not tell "empty"
+ * from "no room"), -ENOENT, -EBUSY (R1, as for perfring_cpu_next), and
+ * -ECANCELED (R7). Callbacks are not called. Every field of a returned item
+ * is set (those the event's sample_type lacks are zero).
+ * Each pull sees every record written before it began that has not been
+ * returned yet; a pull that returns fewer than max found the ring empty, so
+ * a pull that returns 0 needs no commit to see records written later (and
+ * one that returns 0 with nothing uncommitted ends the batch, as next does).
+ * The items, and whatever they point to, stay valid until the next pull,
+ * next or commit of that CPU. perfring_cpu_commit() hands everything
+ * returned so far back to the kernel; until then that space stays reserved,
+ * so commit as soon as the items are used, or the kernel starts dropping.
+ * Records are not copied, except the few that wrap around the ring's end:
+ * those are copied into the CPU's 64 KiB scratch (PERFRING_PULL_SCRATCH),
+ * one after the other, so all of a pull's items stay valid together. A pull
+ * stops early, before a wrapped record that no longer fits what is left of
+ * that scratch (the next pull returns it); every record fits an empty one.
+ * The kernel writes at most one wrapped record per lap of the ring, so this
+ * limit binds only on rings the kernel did not write.
+ * perfring_cpu_next(), pull and commit work on one batch: they may be mixed.
+ * Stats count records as they are returned. Safe concurrently with calls
+ * for other CPUs.
+ */
+#define PERFRING_PULL_SCRATCH 65536u
+struct perfring_item {
+	int kind;                      /**< PERFRING_NEXT_SAMPLE or PERFRING_NEXT_RECORD */
+	union {
+		struct perfring_sample sample;
+		struct perfring_record record;
+	} u;
+};
+PERFRING_API int perfring_cpu_pull(struct perfring_session *s, int cpu,
+				   struct perfring_item *items, size_t max);
 
 /** Per-CPU counters since start. */
 struct perfring_cpu_stats {
