@@ -84,31 +84,65 @@ static inline uint32_t pr_shape_min(enum pr_shape shape)
 					    : sizeof(struct perf_event_header) + 32;
 }
 
-/* Writes only what a sample of a fixed shape carries: record, id, pid, tid,
- * time, cpu, and raw for a tracepoint, from a record the caller has checked
- * to hold pr_shape_min(shape) bytes; a tracepoint's payload must fit in
- * raw_room, the bytes after that minimum. */
-static inline int pr_decode_fixed(const struct perf_event_header *h, enum pr_shape shape,
-				  uint32_t raw_room, struct perfring_sample *out)
+/* What a sample of a fixed shape carries, but for its id (IDENTIFIER):
+ * TID's pid and tid as the sample has them side by side, time, cpu, and a
+ * tracepoint's RAW. */
+struct pr_fixed {
+	uint64_t pid_tid, time;
+	uint32_t cpu, raw_size;
+	const void *raw;
+};
+
+/* Reads f from a record the caller has checked to hold pr_shape_min(shape)
+ * bytes; a tracepoint's payload must fit in raw_room, the bytes after that
+ * minimum. (A loop over samples of one id, which it checks, has the id.) */
+static inline int pr_fixed_read(const struct perf_event_header *h, enum pr_shape shape,
+				uint32_t raw_room, struct pr_fixed *f)
 {
 	const uint8_t *b = (const uint8_t *)(h + 1);
-	uint32_t size;
+
+	f->raw = NULL;
+	f->raw_size = 0;
+	if (shape == PR_SHAPE_TRACEPOINT) {
+		f->raw_size = pr_ld32(b + 32);
+		if (f->raw_size > raw_room)
+			return -EBADMSG;
+		f->raw = b + 36;
+	}
+	f->pid_tid = pr_ld64(b + 8);
+	f->time = pr_ld64(b + 16);
+	f->cpu = pr_ld32(b + 24);
+	return 0;
+}
+
+/* Writes only what a sample of a fixed shape carries, but for its id:
+ * record, pid, tid, time, cpu, and raw for a tracepoint (pr_fixed_read). */
+static inline int pr_decode_fixed_but_id(const struct perf_event_header *h, enum pr_shape shape,
+					 uint32_t raw_room, struct perfring_sample *out)
+{
+	struct pr_fixed f;
 
 	_Static_assert(offsetof(struct perfring_sample, tid) ==
 		       offsetof(struct perfring_sample, pid) + 4, "pid and tid side by side");
+	if (pr_fixed_read(h, shape, raw_room, &f))
+		return -EBADMSG;
 	if (shape == PR_SHAPE_TRACEPOINT) {
-		size = pr_ld32(b + 32);
-		if (size > raw_room)
-			return -EBADMSG;
-		out->raw = b + 36;
-		out->raw_size = size;
+		out->raw = f.raw;
+		out->raw_size = f.raw_size;
 	}
 	out->record = h;
-	out->id = pr_ld64(b);
-	memcpy(&out->pid, b + 8, 8); /* TID's pid and tid, as the sample has them */
-	out->time = pr_ld64(b + 16);
-	out->cpu = (int)pr_ld32(b + 24);
+	memcpy(&out->pid, &f.pid_tid, sizeof(f.pid_tid));
+	out->time = f.time;
+	out->cpu = (int)f.cpu;
 	return 0;
+}
+
+/* pr_decode_fixed_but_id, and the id. */
+static inline int pr_decode_fixed(const struct perf_event_header *h, enum pr_shape shape,
+				  uint32_t raw_room, struct perfring_sample *out)
+{
+	out->id = pr_ld64((const uint8_t *)(h + 1));
+	return pr_decode_fixed_but_id(h, shape, raw_room, out);
 }
 
 /* pr_decode_fixed for a record of any size. The caller zeroes the other

@@ -73,6 +73,7 @@ drain_stretch(enum pr_shape shape, struct pr_fast *k, const uint8_t *data, uint6
 
 	if (!pr_stretch_begin(&st, k, data, mask, shape))
 		return 0;
+	smp.id = st.id;
 	while (__builtin_expect((h = pr_stretch_peek(&st)) != NULL, 1)) {
 		if (limited && ((a->left && !*a->left) || (a->cancel && *a->cancel)))
 			break;

@@ -5,7 +5,65 @@
 #include "read/deliver.h"
 #include "read/stretch.h"
 
+#include <string.h>
+
 _Static_assert(PERFRING_PULL_SCRATCH == PR_RING_SCRATCH, "the scratch the header promises");
+
+/* Two u64 stored at once. Writing the item is what bounds the batch pull
+ * (bench/RESULTS.md): 14 stores of up to 8 bytes for its 120; pairs of
+ * fields side by side take 9, and the loop runs 15-20% faster. */
+typedef uint64_t pr_u64x2 __attribute__((vector_size(16)));
+
+static inline void put2(void *dst, uint64_t a, uint64_t b)
+{
+	pr_u64x2 v = { a, b };
+
+	memcpy(dst, &v, sizeof(v));
+}
+
+/* x in the first bytes of a zeroed u64, as memory has it whatever the byte
+ * order: an int or u32 field and the padding after it, in one store. */
+static inline uint64_t low32(uint32_t x)
+{
+	uint64_t w = 0;
+
+	memcpy(&w, &x, sizeof(x));
+	return w;
+}
+
+#define AT(f) offsetof(struct perfring_item, u.sample.f)
+#define SAMPLE_END (AT(event) + sizeof(struct perfring_sample))
+
+_Static_assert(offsetof(struct perfring_item, kind) == 0 && AT(event) == 8,
+	       "kind, its padding and event make 16 bytes");
+_Static_assert(AT(pid) == AT(cpu) + 4 && AT(tid) == AT(pid) + 4, "cpu, pid, tid");
+_Static_assert(AT(id) == AT(time) + 8 && AT(addr) == AT(ip) + 8 && AT(period) == AT(addr) + 8 &&
+	       AT(callchain) == AT(period) + 8 && AT(callchain_nr) == AT(callchain) + 8 &&
+	       AT(raw) == AT(callchain_nr) + 8 && AT(raw_size) == AT(raw) + 8 &&
+	       AT(record) == AT(raw_size) + 8 && AT(stream_id) == AT(record) + 8,
+	       "the pairs an item is written in");
+
+/* A sample item of a fixed shape from f: every field written, those the
+ * shape lacks zero, and whatever follows stream_id too, so that fields
+ * added to the sample's end are zero as well. */
+static inline __attribute__((always_inline)) void
+item_fixed(struct perfring_item *it, struct perfring_event *ev, uint64_t id,
+	   const struct perf_event_header *h, const struct pr_fixed *f)
+{
+	uint8_t *p = (uint8_t *)it;
+
+	put2(p, low32((uint32_t)PERFRING_NEXT_SAMPLE), (uintptr_t)ev);
+	it->u.sample.cpu = (int)f->cpu;
+	memcpy(p + AT(pid), &f->pid_tid, sizeof(f->pid_tid));
+	put2(p + AT(time), f->time, id);
+	put2(p + AT(ip), 0, 0);
+	put2(p + AT(period), 0, 0);
+	put2(p + AT(callchain_nr), 0, (uintptr_t)f->raw);
+	put2(p + AT(raw_size), low32(f->raw_size), (uintptr_t)h);
+	memset(p + AT(stream_id), 0, SAMPLE_END - AT(stream_id));
+}
+#undef AT
+#undef SAMPLE_END
 
 /* k's stretch into items, decoded as shape: every field of each item's
  * sample is written, since the caller's items may hold anything. */
@@ -17,20 +75,23 @@ pull_stretch(enum pr_shape shape, struct pr_fast *k, const uint8_t *data, uint64
 	const struct perf_event_header *h;
 	struct perfring_sample *smp;
 	struct pr_stretch st;
+	struct pr_fixed f;
 	size_t n = 0;
 
 	if (!pr_stretch_begin(&st, k, data, mask, shape))
 		return 0;
 	while (n < max && __builtin_expect((h = pr_stretch_peek(&st)) != NULL, 1)) {
-		smp = &it[n].u.sample;
-		/* A fixed shape writes only its own fields: the rest are
-		 * zero, whatever fields the struct has. */
-		if (shape != PR_SHAPE_ANY)
-			*smp = (struct perfring_sample){ 0 };
-		if (!pr_stretch_decode(&st, &ev->layout, shape, h, smp))
-			break;
-		smp->event = ev;
-		it[n].kind = PERFRING_NEXT_SAMPLE;
+		if (shape != PR_SHAPE_ANY) {
+			if (pr_fixed_read(h, shape, st.room, &f))
+				break;
+			item_fixed(&it[n], ev, st.id, h, &f);
+		} else {
+			smp = &it[n].u.sample;
+			if (!pr_stretch_decode(&st, &ev->layout, shape, h, smp))
+				break;
+			smp->event = ev;
+			it[n].kind = PERFRING_NEXT_SAMPLE;
+		}
 		pr_stretch_take(&st);
 		n++;
 	}

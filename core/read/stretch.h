@@ -11,12 +11,14 @@
  * Why a stretch: the walk from one record to the next is a chain of
  * dependent loads (the next header's place is this header's size), and a
  * loop that adds each loaded size to its tail is held to that chain's
- * latency however little else it does. A stretch remembers the size of the
- * record before and checks that each record has it: the tail then moves by
- * a register, the loaded size feeds only a predicted branch, and the loop
- * runs at the rate of its instructions. A record of another size is checked
- * in full and becomes the size to expect; nothing is assumed about sizes,
- * it only costs a mispredicted branch when they change.
+ * latency however little else it does. A stretch remembers the header of
+ * the record before (type, misc and size, 8 bytes) and checks that each
+ * record's header is the same: the tail then moves by a register, the
+ * loaded header feeds only a predicted branch, and the loop runs at the
+ * rate of its instructions; one compare checks type and size. A record
+ * with another header is checked in full and its header becomes the one to
+ * expect: nothing is assumed about sizes or misc bits, a change only costs
+ * a mispredicted branch.
  *
  * Every record of a stretch is still checked: a sample (type), of the
  * event (IDENTIFIER), a multiple of 8 of at least the shape's minimum, and
@@ -27,7 +29,8 @@ struct pr_stretch {
 	const uint8_t *p;        /* the next record */
 	const uint8_t *end;      /* end of the written, contiguous bytes */
 	const uint8_t *last;     /* last place a record of sz bytes fits */
-	uint64_t sz;             /* the size each record is expected to have */
+	uint64_t hdr;            /* the header each record is expected to have */
+	uint64_t sz;             /* its size */
 	uint32_t min;            /* the least a sample of this shape can be */
 	uint32_t room;           /* sz - min: what a tracepoint's RAW may take */
 	uint64_t id;             /* IDENTIFIER of the event */
@@ -52,7 +55,7 @@ pr_stretch_begin(struct pr_stretch *st, const struct pr_fast *k, const uint8_t *
 	st->p = data + (k->tail & mask);
 	st->end = st->p + left;
 	st->min = shape == PR_SHAPE_ANY ? 16 : pr_shape_min(shape);
-	st->sz = 0;
+	st->hdr = st->sz = 0; /* no header is 0: its size would be */
 	st->room = 0;
 	st->id = k->id;
 	if (!k->ev || left < st->min)
@@ -61,11 +64,15 @@ pr_stretch_begin(struct pr_stretch *st, const struct pr_fast *k, const uint8_t *
 	return true;
 }
 
-/* A record of another size than the last: checked in full. */
-static inline bool pr_stretch_resize(struct pr_stretch *st, uint32_t size)
+/* A record with another header than the last: checked in full. */
+static inline bool pr_stretch_relearn(struct pr_stretch *st, const struct perf_event_header *h)
 {
-	if ((size & 7) || size < st->min || size > (uint64_t)(st->end - st->p))
+	uint32_t size = h->size;
+
+	if (h->type != PERF_RECORD_SAMPLE || (size & 7) || size < st->min ||
+	    size > (uint64_t)(st->end - st->p))
 		return false;
+	st->hdr = pr_ld64(st->p);
 	st->sz = size;
 	st->room = size - st->min;
 	st->last = st->end - size;
@@ -82,9 +89,9 @@ pr_stretch_peek(struct pr_stretch *st)
 
 	if (st->p > st->last)
 		return NULL;
-	if (__builtin_expect(h->size != st->sz, 0) && !pr_stretch_resize(st, h->size))
+	if (__builtin_expect(pr_ld64(st->p) != st->hdr, 0) && !pr_stretch_relearn(st, h))
 		return NULL;
-	if (h->type != PERF_RECORD_SAMPLE || pr_ld64((const uint8_t *)(h + 1)) != st->id)
+	if (pr_ld64(st->p + sizeof(*h)) != st->id)
 		return NULL;
 	return h;
 }
@@ -95,14 +102,16 @@ static inline __attribute__((always_inline)) void pr_stretch_take(struct pr_stre
 }
 
 /* h, from pr_stretch_peek, decoded as shape. A fixed shape writes only its
- * own fields; the record's size is known to hold them. */
+ * own fields, the id not among them: every record of the stretch has
+ * st->id, which the caller writes once. The record's size is known to hold
+ * them. */
 static inline __attribute__((always_inline)) bool
 pr_stretch_decode(const struct pr_stretch *st, const struct pr_layout *l, enum pr_shape shape,
 		  const struct perf_event_header *h, struct perfring_sample *smp)
 {
 	if (shape == PR_SHAPE_ANY)
 		return pr_decode_sample_fast(h, l, smp) == 0;
-	return pr_decode_fixed(h, shape, st->room, smp) == 0;
+	return pr_decode_fixed_but_id(h, shape, st->room, smp) == 0;
 }
 
 /* k's tail once the stretch begun there has taken what it took: as far
