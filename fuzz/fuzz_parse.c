@@ -21,11 +21,16 @@
  *   5  u8   the script runs 1 + byte % 4 times
  *   6  u8   bit 0: the merge tries a batch after every step, whatever its
  *           size (else only after long stretches without runs, as in use)
- *   7  u8   unused
+ *   7  u8   mode: bit 0 set, the batch pull (perfring_cpu_pull of
+ *           1 + (byte >> 1) items) takes the pull steps' place, and the
+ *           input is run once more through parse_for_cpu and once through
+ *           the batch pull, which must return the same records in the same
+ *           order, decoded the same, with the same stats
  *   8  u64  base, added to every ring's tail (to reach 2^64 wrap-around)
  *   16 8 x  script steps of two bytes a, b:
  *             a & 3: 0 parse_for_cpu_n(max b; b = 0 and a & 0x40: parse_for_cpu),
- *                    1 pull (perfring_cpu_next b times, b = 0: until 0, then
+ *                    1 pull (perfring_cpu_next, or in the batch mode
+ *                      perfring_cpu_pull, b times, b = 0: until 0, then
  *                      perfring_cpu_commit unless a & 0x20),
  *                    2 parse_all,
  *                    3 the reactor's and parse_until's internal forms: with
@@ -104,6 +109,15 @@ struct fz {
 	bool ordered;             /* every ring's records are delivered, in time order */
 	uint64_t last_time;       /* of the last record this merged parse delivered */
 	size_t last_ring;
+	size_t batch;             /* the batch mode's items a pull; 0: not in it */
+	struct fz_seq *seq;       /* non-NULL: callbacks note what they deliver */
+};
+
+/* What one form delivered, ring after ring: a digest of each record. */
+#define FZ_SEQ_MAX 8192
+struct fz_seq {
+	uint64_t d[FZ_SEQ_MAX];
+	size_t n;
 };
 
 static struct fz fz;
@@ -168,6 +182,13 @@ static uint64_t wrapped_pos(const struct synth_ring *sr, const struct fz_ring *r
 	__builtin_trap();
 }
 
+/* Inside the ring's scratch, where the pull forms copy wrapped records
+ * (the batch pull one after the other). */
+static bool in_scratch(const struct synth_ring *sr, const uint8_t *p)
+{
+	return p >= sr->scratch && p < sr->scratch + PR_RING_SCRATCH;
+}
+
 /* The ring a delivered record belongs to: its data area or its scratch. */
 static size_t ring_of(const struct fz *f, const struct perf_event_header *h)
 {
@@ -177,7 +198,7 @@ static size_t ring_of(const struct fz *f, const struct perf_event_header *h)
 
 	for (j = 0; j < f->b.nrings; j++) {
 		sr = &f->b.rings[j];
-		if (p == sr->scratch || (p >= sr->data && p < sr->data + sr->size)) {
+		if (in_scratch(sr, p) || (p >= sr->data && p < sr->data + sr->size)) {
 			check(f->cur < 0 || (size_t)f->cur == j);
 			return j;
 		}
@@ -195,7 +216,8 @@ static void check_placed(struct fz *f, size_t j, const struct perf_event_header 
 
 	check(r->avail <= sr->size && !(r->tail0 & 7));
 	check(h->size >= sizeof(*h) && !(h->size & 7) && h->size <= r->avail);
-	if (p == sr->scratch) {
+	if (in_scratch(sr, p)) {
+		check(!((p - sr->scratch) & 7) && p + h->size <= sr->scratch + PR_RING_SCRATCH);
 		pos = wrapped_pos(sr, r, h);
 	} else {
 		off = (uint64_t)(p - sr->data);
@@ -323,6 +345,46 @@ static void check_order(struct fz *f, size_t j, uint64_t time)
 	f->last_ring = j;
 }
 
+/* ------------------------------------------------- one form's sequence */
+
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * 1099511628211ull;
+	return h;
+}
+
+/* A sample as delivered: its bytes and what was decoded from them (in a
+ * struct of 64-bit fields, so that no padding is hashed). */
+static uint64_t sample_digest(const struct perfring_sample *smp)
+{
+	const uint64_t v[] = {
+		smp->pid, smp->tid, smp->time, smp->id, smp->ip, smp->addr, smp->period,
+		smp->stream_id, (uint64_t)smp->cpu, smp->raw_size, smp->callchain_nr,
+		(uint64_t)off_in(smp->record, smp->raw), (uint64_t)off_in(smp->record, smp->callchain),
+	};
+
+	return mix(mix(1469598103934665603ull, smp->record, smp->record->size), v, sizeof(v));
+}
+
+static uint64_t record_digest(const struct perfring_record *r)
+{
+	const uint64_t v[] = {
+		r->type, r->pid, r->tid, r->time, r->id, (uint64_t)r->cpu,
+		r->type == PERF_RECORD_LOST ? r->u.lost.lost : 0,
+	};
+
+	return mix(mix(7, r->record, r->record->size), v, sizeof(v));
+}
+
+static void note(struct fz *f, uint64_t d)
+{
+	if (f->seq && f->seq->n < FZ_SEQ_MAX)
+		f->seq->d[f->seq->n++] = d;
+}
+
 /* ---------------------------------------------------------- callbacks */
 
 static int want_stop(struct fz *f)
@@ -346,6 +408,7 @@ static int on_sample(const struct perfring_sample *smp, void *ctx)
 	j = ring_of(f, smp->record);
 	check_sample(f, j, smp);
 	check_order(f, j, smp->time);
+	note(f, sample_digest(smp));
 	f->r[j].samples++;
 	f->cb_samples++;
 	total_samples++;
@@ -361,6 +424,7 @@ static int on_record(const struct perfring_record *rec, void *ctx)
 	j = ring_of(f, rec->record);
 	check_record(f, j, rec);
 	check_order(f, j, rec->time);
+	note(f, record_digest(rec));
 	f->r[j].records++;
 	f->cb_records++;
 	total_records++;
@@ -668,6 +732,7 @@ static bool setup(struct fz *f, const uint8_t *in, size_t n)
 	memset(f, 0, sizeof(*f));
 	f->flags = in[3];
 	f->stop_every = in[4];
+	f->batch = (in[7] & 1) ? 1 + (in[7] >> 1) : 0;
 	attr.sample_type = sample_type_of(in[2]);
 	if (synth_session_new(&f->b, k, size, &attr,
 				    (f->flags & FZ_NO_SAMPLE_CB) ? NULL : on_sample, f))
@@ -749,10 +814,31 @@ static void op_cpu(struct fz *f, size_t j, unsigned a, uint32_t max)
 	check(f->stopped || at_head(f, j) || (max && st1.records - st0.records == max));
 }
 
+/* After a pull step: no callback ran, the stats count what it returned,
+ * an empty pull (ended) left the ring at its head; a commit unless a & 0x20. */
+static void pull_done(struct fz *f, size_t j, unsigned a, const struct perfring_cpu_stats *st0,
+		      uint64_t samples, uint64_t records, bool ended)
+{
+	const struct pr_ring *r = &f->b.s->cpu[j].ring;
+	struct perfring_cpu_stats st1;
+
+	check(f->cb_samples == 0 && f->cb_records == 0);
+	f->r[j].samples += samples;
+	f->r[j].records += records;
+	st1 = stats(f, j);
+	check(st1.samples - st0->samples == samples);
+	check(st1.records - st0->records >= samples + records);
+	if (ended)
+		check(r->tail == r->head);
+	if (!(a & 0x20)) {
+		check(perfring_cpu_commit(f->b.s, (int)j) == 0);
+		check(r->meta->data_tail == r->tail && !f->b.s->cpu[j].pulling);
+	}
+}
+
 static void op_pull(struct fz *f, size_t j, unsigned a, unsigned count)
 {
-	struct perfring_cpu_stats st0 = stats(f, j), st1;
-	const struct pr_ring *r = &f->b.s->cpu[j].ring;
+	struct perfring_cpu_stats st0 = stats(f, j);
 	struct perfring_sample smp;
 	struct perfring_record rec;
 	uint64_t samples = 0, records = 0;
@@ -771,18 +857,39 @@ static void op_pull(struct fz *f, size_t j, unsigned a, unsigned count)
 			records++;
 		}
 	}
-	check(f->cb_samples == 0 && f->cb_records == 0);
-	f->r[j].samples += samples;
-	f->r[j].records += records;
-	st1 = stats(f, j);
-	check(st1.samples - st0.samples == samples);
-	check(st1.records - st0.records >= samples + records);
-	if (!k)
-		check(r->tail == r->head);
-	if (!(a & 0x20)) {
-		check(perfring_cpu_commit(f->b.s, (int)j) == 0);
-		check(r->meta->data_tail == r->tail && !f->b.s->cpu[j].pulling);
+	pull_done(f, j, a, &st0, samples, records, !k);
+}
+
+/* The batch mode's pull step: count pulls of f->batch items (0: until one
+ * returns 0), every item of a pull checked once the pull has returned, so
+ * all must be valid together. */
+static void op_pull_batch(struct fz *f, size_t j, unsigned a, unsigned count)
+{
+	static struct perfring_item it[128];
+	struct perfring_cpu_stats st0 = stats(f, j);
+	uint64_t samples = 0, records = 0;
+	unsigned i;
+	int n = 1, k;
+
+	call_begin(f, (int)j);
+	for (i = 0; (!count || i < count) && n; i++) {
+		memset(it, 0xa5, f->batch * sizeof(it[0]));
+		n = perfring_cpu_pull(f->b.s, (int)j, it, f->batch);
+		check(n >= 0 && (size_t)n <= f->batch);
+		for (k = 0; k < n; k++) {
+			check(it[k].kind == PERFRING_NEXT_SAMPLE || it[k].kind == PERFRING_NEXT_RECORD);
+			if (it[k].kind == PERFRING_NEXT_SAMPLE) {
+				check_sample(f, j, &it[k].u.sample);
+				note(f, sample_digest(&it[k].u.sample));
+				samples++;
+			} else {
+				check_record(f, j, &it[k].u.record);
+				note(f, record_digest(&it[k].u.record));
+				records++;
+			}
+		}
 	}
+	pull_done(f, j, a, &st0, samples, records, !n);
 }
 
 /* parse_all, or (internal) pr_merge_parse as parse_until calls it, whose
@@ -841,7 +948,10 @@ static void step(struct fz *f, const uint8_t *s)
 		op_cpu(f, j, s[0], s[1]);
 		break;
 	case 1:
-		op_pull(f, j, s[0], s[1]);
+		if (f->batch)
+			op_pull_batch(f, j, s[0], s[1]);
+		else
+			op_pull(f, j, s[0], s[1]);
 		break;
 	case 2:
 		op_all(f, false);
@@ -898,6 +1008,53 @@ static void drain_and_check(struct fz *f)
 	}
 }
 
+/* One form over every ring of a fresh session on the input, to its end:
+ * parse_for_cpu (batch 0) or pulls of batch items, every callback set;
+ * what it delivered into q, its stats into st. */
+static void one_form(const uint8_t *in, size_t n, size_t batch, struct fz_seq *q,
+		     struct perfring_cpu_stats st[FZ_MAX_RINGS])
+{
+	struct fz *f = &fz;
+	size_t j;
+
+	if (!setup(f, in, n))
+		abort();
+	check(perfring_event_set_callback(f->b.ev, on_sample, f) == 0);
+	f->b.s->reg.sink = (struct pr_sink){ on_record, f, PERFRING_REC_ALL };
+	f->flags &= ~(FZ_NO_SAMPLE_CB | FZ_NO_REC_CB);
+	f->no_stop = true;
+	f->batch = batch;
+	f->seq = q;
+	q->n = 0;
+	for (j = 0; j < f->b.nrings; j++) {
+		if (batch) {
+			op_pull_batch(f, j, 0, 0);
+		} else {
+			call_begin(f, (int)j);
+			check(perfring_session_parse_for_cpu(f->b.s, (int)j) >= 0);
+		}
+		st[j] = stats(f, j);
+		st[j].max_fill_pct = 0; /* a pull may read the head more than once */
+	}
+	f->seq = NULL;
+	synth_session_free(&f->b);
+}
+
+/* The batch pull and the push form on the same input: the same records in
+ * the same order, decoded the same, and the same stats. */
+static void compare_forms(const uint8_t *in, size_t n, size_t batch)
+{
+	static struct fz_seq push, pull;
+	struct perfring_cpu_stats a[FZ_MAX_RINGS], b[FZ_MAX_RINGS];
+	size_t k = 1 + in[0] % FZ_MAX_RINGS, j;
+
+	one_form(in, n, 0, &push, a);
+	one_form(in, n, batch, &pull, b);
+	check(push.n == pull.n && !memcmp(push.d, pull.d, push.n * sizeof(push.d[0])));
+	for (j = 0; j < k; j++)
+		check(!memcmp(&a[j], &b[j], sizeof(a[j])));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)
 {
 	static bool registered;
@@ -920,5 +1077,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)
 	if (fz.b.s->merge->batch)
 		total_batched += fz.b.s->merge->batch->records;
 	synth_session_free(&fz.b);
+	if (in[7] & 1)
+		compare_forms(in, n, 1 + (in[7] >> 1));
 	return 0;
 }

@@ -152,6 +152,10 @@ static void emit(const char *name)
 	sd.hdr[6] |= 1;
 	write_seed(name, "-batch", max);
 	sd.hdr[6] &= (uint8_t)~1u;
+	/* The batch pull, 7 items a pull: byte 7 is 1 | (7 - 1) << 1. */
+	sd.hdr[7] = 1 | 6 << 1;
+	write_seed(name, "-pull7", max);
+	sd.hdr[7] = 0;
 }
 
 /* ---------------------------------------------------- described seeds */

@@ -364,6 +364,18 @@ Test(pull, hostile_rings_counted_as_the_push_form)
 				    &huge, sizeof(huge));
 			against_push(&bd, "a field past the record's end", ++base);
 		}
+		/* A header of zeros where a stretch of the fast path begins
+		 * (record 1: record 0 names the event): once taken for a
+		 * sample of size 0 (fuzz_parse). */
+		if (i == 0) {
+			static const uint8_t zero[8];
+			static struct bed z;
+
+			bed_new(&z, shapes[i]);
+			synth_write(&z.b.rings[0], z.pos[1], zero, sizeof(zero));
+			against_push(&z, "a header of zeros", 1);
+			synth_session_free(&z.b);
+		}
 		/* A truncated record: head in the middle of the last one. Each
 		 * case keeps the ones before it. */
 		synth_set_head(sr, bd.pos[bd.nput - 1] + 8);
@@ -587,4 +599,42 @@ Test(pull, errors)
 	cr_assert_eq(perfring_session_new(&o, &s), 0);
 	cr_assert_eq(perfring_cpu_pull(s, 0, it, 2), -EINVAL, "before start");
 	perfring_session_free(s);
+}
+
+/* A head just before 2^64, which is a multiple of every ring size: the
+ * fast path must stop at the head, not at the ring's end past 2^64
+ * (fuzz_parse found the stretch reading past the head there). */
+Test(pull, head_just_before_2_to_the_64)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+				     .sample_period = 1, .sample_type = PERF_SAMPLE_RAW };
+	struct synth_fields f = fields(0, synth_event_id(0), 0);
+	struct perfring_cpu_stats st;
+	struct perfring_item it[16];
+	struct synth_session b;
+	uint64_t start = (uint64_t)0 - 512;
+	uint8_t rec[64];
+	size_t len;
+	int n;
+
+	for (int form = 0; form < 2; form++) {
+		cr_assert_eq(synth_session_new(&b, 1, 4096, &a, NULL, NULL), 0);
+		len = synth_session_template(&b, 0, &f, rec, sizeof(rec));
+		cr_assert_eq(synth_ring_set_pos(&b.rings[0], start), 0);
+		cr_assert_eq(synth_put_n(&b.rings[0], rec, len, 5), 5);
+		/* Bytes after the head that would pass for samples. */
+		synth_write(&b.rings[0], start + 5 * len, rec, len);
+		b.s->cpu[0].ring = b.rings[0].ring;
+		if (form == 0) {
+			n = perfring_session_parse_for_cpu(b.s, 0);
+		} else {
+			n = perfring_cpu_pull(b.s, 0, it, 16);
+			cr_assert_eq(perfring_cpu_commit(b.s, 0), 0);
+		}
+		cr_assert_eq(n, 5, "form %d: %d", form, n);
+		cr_assert_eq(perfring_session_cpu_stats(b.s, 0, &st), 0);
+		cr_assert_eq(st.bytes, 5 * len);
+		cr_assert_eq(st.corrupt, 0);
+		synth_session_free(&b);
+	}
 }

@@ -58,13 +58,16 @@ static inline void pr_sbuf_ready(struct pr_sbuf *sb, struct perfring_event *ev)
 /* Takes c's ring position and last event into k. */
 static inline void fast_from(const struct pr_cpu *c, struct pr_fast *k)
 {
-	uint64_t wrap;
+	uint64_t to_head, to_wrap;
 
 	k->tail = k->tail0 = c->ring.tail;
-	wrap = k->tail - (k->tail & (c->ring.size - 1)) + c->ring.size;
+	/* Distances, not positions: a position may pass 2^64 (a multiple of
+	 * every ring size) between the tail and the ring's end or the head. */
+	to_head = c->ring.head - k->tail;
+	to_wrap = c->ring.size - (k->tail & (c->ring.size - 1));
 	/* An unaligned tail (only hostile memory makes one) leaves the fast
 	 * path nothing: the slow path resyncs it. */
-	k->end = k->tail & 7 ? k->tail : c->ring.head < wrap ? c->ring.head : wrap;
+	k->end = k->tail + (k->tail & 7 ? 0 : to_head < to_wrap ? to_head : to_wrap);
 	k->fast = 0;
 	k->id = c->last.id;
 	k->ev = c->last.ev;

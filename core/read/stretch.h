@@ -43,27 +43,6 @@ struct pr_stretch {
 	 : (s) == PR_SHAPE_FORCED   ? F(PR_SHAPE_FORCED, __VA_ARGS__)                     \
 				    : F(PR_SHAPE_ANY, __VA_ARGS__))
 
-/* A stretch at k's tail for samples of k->ev decoded as shape (its layout's,
- * or a constant equal to it). false: no sample of it can start there. */
-static inline __attribute__((always_inline)) bool
-pr_stretch_begin(struct pr_stretch *st, const struct pr_fast *k, const uint8_t *data,
-		 uint64_t mask, enum pr_shape shape)
-{
-	/* fast_from leaves end at tail for an unaligned tail: nothing left. */
-	uint64_t left = k->end - k->tail;
-
-	st->p = data + (k->tail & mask);
-	st->end = st->p + left;
-	st->min = shape == PR_SHAPE_ANY ? 16 : pr_shape_min(shape);
-	st->hdr = st->sz = 0; /* no header is 0: its size would be */
-	st->room = 0;
-	st->id = k->id;
-	if (!k->ev || left < st->min)
-		return false;
-	st->last = st->end - st->min;
-	return true;
-}
-
 /* A record with another header than the last: checked in full. */
 static inline bool pr_stretch_relearn(struct pr_stretch *st, const struct perf_event_header *h)
 {
@@ -77,6 +56,25 @@ static inline bool pr_stretch_relearn(struct pr_stretch *st, const struct perf_e
 	st->room = size - st->min;
 	st->last = st->end - size;
 	return true;
+}
+
+/* A stretch at k's tail for samples of k->ev decoded as shape (its layout's,
+ * or a constant equal to it). false: no sample of it can start there. */
+static inline __attribute__((always_inline)) bool
+pr_stretch_begin(struct pr_stretch *st, const struct pr_fast *k, const uint8_t *data,
+		 uint64_t mask, enum pr_shape shape)
+{
+	/* fast_from leaves end at tail for an unaligned tail: nothing left. */
+	uint64_t left = k->end - k->tail;
+
+	st->p = data + (k->tail & mask);
+	st->end = st->p + left;
+	st->min = shape == PR_SHAPE_ANY ? 16 : pr_shape_min(shape);
+	st->id = k->id;
+	if (!k->ev || left < st->min)
+		return false;
+	/* The header to expect is always one checked in full: the first. */
+	return pr_stretch_relearn(st, (const struct perf_event_header *)st->p);
 }
 
 /* The record at st->p if it is a sample of the event, wholly before the
