@@ -18,7 +18,7 @@ static int started_cpu(struct perfring_session *s, int cpu, struct pr_cpu **c)
 		return pr_null(NULL, "parse_for_cpu", "s");
 	if (s->state == PR_NEW)
 		return pr_err(&s->err, -EINVAL, "parse before perfring_session_start");
-	if ((i = pr_overwrite_refuse(s, "parse_for_cpu, cpu_next and cpu_commit")))
+	if ((i = pr_overwrite_refuse(s, "parse_for_cpu, cpu_next, cpu_pull and cpu_commit")))
 		return i;
 	i = pr_cpu_index(s, cpu);
 	if (i < 0)

@@ -595,6 +595,10 @@ Test(pull, errors)
 	cr_assert_eq(perfring_cpu_pull(b.s, 0, it, 0), -EINVAL);
 	cr_assert(strstr(perfring_session_last_error(b.s), "max is 0"));
 	cr_assert_eq(perfring_cpu_pull(b.s, 5, it, 2), -ENOENT);
+	b.s->o.overwrite = 1; /* a flight recorder's rings are read by snapshots only */
+	cr_assert_eq(perfring_cpu_pull(b.s, 0, it, 2), -EOPNOTSUPP);
+	cr_assert(strstr(perfring_session_last_error(b.s), "cpu_pull"));
+	b.s->o.overwrite = 0;
 	synth_session_free(&b);
 	cr_assert_eq(perfring_session_new(&o, &s), 0);
 	cr_assert_eq(perfring_cpu_pull(s, 0, it, 2), -EINVAL, "before start");
