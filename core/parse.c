@@ -137,7 +137,10 @@ PERFRING_API int perfring_cpu_pull(struct perfring_session *s, int cpu,
 		return busy(s, cpu);
 	pr_session_enter(s);
 	n = pr_pull_batch(c, items, max < INT_MAX ? max : INT_MAX);
-	if (!n && c->ring.tail == c->ring.meta->data_tail)
+	/* Empty: what was returned before is no longer valid (it was valid
+	 * until this pull), so the batch ends, committed, whatever a loop
+	 * that stops here does next. */
+	if (!n)
 		end_pull(c);
 	return leave(s, (int)n);
 }

@@ -867,6 +867,7 @@ static void op_pull_batch(struct fz *f, size_t j, unsigned a, unsigned count)
 {
 	static struct perfring_item it[128];
 	struct perfring_cpu_stats st0 = stats(f, j);
+	const struct pr_ring *r = &f->b.s->cpu[j].ring;
 	uint64_t samples = 0, records = 0;
 	unsigned i;
 	int n = 1, k;
@@ -889,6 +890,9 @@ static void op_pull_batch(struct fz *f, size_t j, unsigned a, unsigned count)
 			}
 		}
 	}
+	/* An empty pull ends the batch, committed. */
+	if (!n)
+		check(r->meta->data_tail == r->tail && !f->b.s->cpu[j].pulling);
 	pull_done(f, j, a, &st0, samples, records, !n);
 }
 

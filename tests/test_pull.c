@@ -498,8 +498,9 @@ Test(pull, a_pull_needing_more_scratch_stops_early)
 	synth_session_free(&b);
 }
 
-/* Records written after a pull returned 0 are seen without a commit; a 0
- * with nothing uncommitted ends the batch, so another thread may parse. */
+/* Records written after a pull are seen by the next without a commit; a
+ * pull that returns 0 ends the batch (committed), so another thread may
+ * parse. */
 static void *parse_elsewhere(void *arg)
 {
 	return (void *)(intptr_t)perfring_session_parse_for_cpu(arg, 0);
@@ -531,14 +532,19 @@ Test(pull, zero_needs_no_commit_and_ends_the_batch)
 	cr_assert_eq(other_thread_parse(b.s), 0, "an empty pull holds nothing");
 	cr_assert_eq(synth_put(&b.rings[0], rec, len), 0);
 	cr_assert_eq(perfring_cpu_pull(b.s, 0, it, 8), 1);
+	cr_assert_eq(b.rings[0].meta->data_tail, 0, "nothing handed back before the commit");
 	cr_assert_eq(other_thread_parse(b.s), -EBUSY, "R1: the batch holds the ring");
 	cr_assert_eq(perfring_cpu_pull(b.s, 0, it, 8), 0);
+	cr_assert_eq(b.rings[0].meta->data_tail, len, "an empty pull commits what went before");
+	cr_assert_eq(other_thread_parse(b.s), 0, "and frees the ring");
 	cr_assert_eq(synth_put(&b.rings[0], rec, len), 0);
 	cr_assert_eq(synth_put(&b.rings[0], rec, len), 0);
 	cr_assert_eq(perfring_cpu_pull(b.s, 0, it, 8), 2, "written after a 0, no commit between");
-	cr_assert_eq(b.rings[0].meta->data_tail, 0, "nothing handed back before the commit");
+	cr_assert_eq(synth_put(&b.rings[0], rec, len), 0);
+	cr_assert_eq(perfring_cpu_pull(b.s, 0, it, 8), 1, "written after a pull, no commit between");
+	cr_assert_eq(b.rings[0].meta->data_tail, len);
 	cr_assert_eq(perfring_cpu_commit(b.s, 0), 0);
-	cr_assert_eq(b.rings[0].meta->data_tail, 3 * len);
+	cr_assert_eq(b.rings[0].meta->data_tail, 4 * len);
 	cr_assert_eq(other_thread_parse(b.s), 0);
 	synth_session_free(&b);
 }

@@ -468,13 +468,16 @@ PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu);
  * -ECANCELED (R7). Callbacks are not called. Every field of a returned item
  * is set (those the event's sample_type lacks are zero).
  * Each pull sees every record written before it began that has not been
- * returned yet; a pull that returns fewer than max found the ring empty, so
- * a pull that returns 0 needs no commit to see records written later (and
- * one that returns 0 with nothing uncommitted ends the batch, as next does).
+ * returned yet; a pull that returns fewer than max found the ring empty.
  * The items, and whatever they point to, stay valid until the next pull,
- * next or commit of that CPU. perfring_cpu_commit() hands everything
- * returned so far back to the kernel; until then that space stays reserved,
- * so commit as soon as the items are used, or the kernel starts dropping.
+ * next or commit of that CPU (or a parse of it by this thread, which
+ * commits). perfring_cpu_commit() hands everything returned so far back to
+ * the kernel; until then that space stays reserved, so commit once the
+ * items are used, or the kernel starts dropping. A pull that returns 0 ends
+ * the batch itself: what was returned before is committed (it was valid
+ * only until this pull) and the ring is free for other threads, so a loop
+ * that pulls until 0 needs no commit at all, and sees later records at its
+ * next pull.
  * Records are not copied, except the few that wrap around the ring's end:
  * those are copied into the CPU's 64 KiB scratch (PERFRING_PULL_SCRATCH),
  * one after the other, so all of a pull's items stay valid together. A pull
