@@ -74,27 +74,30 @@ pull_stretch(enum pr_shape shape, struct pr_fast *k, const uint8_t *data, uint64
 	struct perfring_event *const ev = k->ev;
 	const struct perf_event_header *h;
 	struct perfring_sample *smp;
+	struct perfring_item *cur = it, *const stop = it + max;
 	struct pr_stretch st;
 	struct pr_fixed f;
-	size_t n = 0;
+	size_t n;
 
 	if (!pr_stretch_begin(&st, k, data, mask, shape))
 		return 0;
-	while (n < max && __builtin_expect((h = pr_stretch_peek(&st)) != NULL, 1)) {
+	/* The item pointer is the count: one register and one add the less. */
+	while (cur != stop && __builtin_expect((h = pr_stretch_peek(&st)) != NULL, 1)) {
 		if (shape != PR_SHAPE_ANY) {
 			if (pr_fixed_read(h, shape, st.room, &f))
 				break;
-			item_fixed(&it[n], ev, st.id, h, &f);
+			item_fixed(cur, ev, st.id, h, &f);
 		} else {
-			smp = &it[n].u.sample;
+			smp = &cur->u.sample;
 			if (!pr_stretch_decode(&st, &ev->layout, shape, h, smp))
 				break;
 			smp->event = ev;
-			it[n].kind = PERFRING_NEXT_SAMPLE;
+			cur->kind = PERFRING_NEXT_SAMPLE;
 		}
 		pr_stretch_take(&st);
-		n++;
+		cur++;
 	}
+	n = (size_t)(cur - it);
 	k->tail = pr_stretch_tail(&st, k);
 	k->fast += n;
 	return n;
