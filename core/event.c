@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,14 @@ static int register_event(struct pr_registry *r, struct perfring_event *ev,
 	return 0;
 }
 
+/* A PERF_SAMPLE_READ block always names its counters and their drops, and
+ * every fd's read gives its drops (kernel/lost.c, R4): ID and LOST. */
+void pr_event_force_read(struct perf_event_attr *a)
+{
+	if (a->sample_type & PERF_SAMPLE_READ)
+		a->read_format |= PERF_FORMAT_ID | PERF_FORMAT_LOST;
+}
+
 static struct perfring_event *event_alloc(struct pr_registry *r, enum pr_ev_kind kind,
 					  const struct perf_event_attr *attr)
 {
@@ -106,7 +115,9 @@ static struct perfring_event *event_alloc(struct pr_registry *r, enum pr_ev_kind
 	ev->kind = kind;
 	ev->attr = *attr;
 	pr_event_force_attr(&ev->attr);
+	pr_event_force_read(&ev->attr);
 	pr_layout_init(&ev->layout, ev->attr.sample_type);
+	pr_layout_profile(&ev->layout, &ev->attr);
 	return ev;
 }
 
@@ -214,6 +225,28 @@ static const char *const sw_name[] = {
 	"minor-faults", "major-faults", "cpu-migrations",
 };
 
+/* What a DWARF unwinder needs: user registers and the stack above SP. */
+static int software_unwind(struct pr_registry *r, const struct perfring_software_opts *o,
+			   struct perf_event_attr *a)
+{
+	if (o->stack_user % 8 || o->stack_user > PERFRING_STACK_USER_MAX)
+		return pr_err(r->err, -EINVAL, "perfring_software_opts.stack_user is %u; it must be "
+			      "a multiple of 8 and at most %u", o->stack_user, PERFRING_STACK_USER_MAX);
+	a->sample_regs_user = o->regs_user;
+	if (o->stack_user && !a->sample_regs_user)
+		a->sample_regs_user = PERFRING_REGS_USER_DEFAULT;
+	if (o->stack_user && !a->sample_regs_user)
+		return pr_err(r->err, -EINVAL, "perfring_software_opts.stack_user needs regs_user: "
+			      "there is no default register mask for this architecture");
+	if (a->sample_regs_user)
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+	if (o->stack_user) {
+		a->sample_type |= PERF_SAMPLE_STACK_USER;
+		a->sample_stack_user = o->stack_user;
+	}
+	return 0;
+}
+
 int pr_add_software(struct pr_registry *r, enum perfring_software kind,
 		    const struct perfring_software_opts *opts, struct perfring_event **out)
 {
@@ -226,7 +259,8 @@ int pr_add_software(struct pr_registry *r, enum perfring_software kind,
 		return err;
 	if ((unsigned)kind >= sizeof(sw_config) / sizeof(sw_config[0]))
 		return pr_err(r->err, -EINVAL, "add_software: unknown kind %d", (int)kind);
-	if ((err = pr_opts_copy(r->err, "perfring_software_opts", &o, sizeof(o), sizeof(o), opts)))
+	if ((err = pr_opts_copy(r->err, "perfring_software_opts", &o, sizeof(o),
+				offsetof(struct perfring_software_opts, regs_user), opts)))
 		return err;
 	if (o.period && o.freq)
 		return pr_err(r->err, -EINVAL, "perfring_software_opts: period and freq exclude each other");
@@ -240,6 +274,8 @@ int pr_add_software(struct pr_registry *r, enum perfring_software kind,
 			(o.callchain ? PERF_SAMPLE_CALLCHAIN : 0);
 	a.exclude_kernel = o.exclude_kernel != 0;
 	a.exclude_hv = 1;
+	if ((err = software_unwind(r, &o, &a)))
+		return err;
 	if (!(ev = event_alloc(r, PR_EV_SOFTWARE, &a)))
 		return -ENOMEM;
 	snprintf(ev->name, sizeof(ev->name), "software:%s", sw_name[kind]);
@@ -261,6 +297,10 @@ int pr_add_attr(struct pr_registry *r, const struct perf_event_attr *attr,
 	if (bad)
 		return pr_err(r->err, -EOPNOTSUPP,
 			      "add_attr: sample_type bit %s is not supported by the decoder", bad);
+	if ((attr->sample_type & PERF_SAMPLE_READ) && (attr->read_format & ~PR_READ_FORMATS))
+		return pr_err(r->err, -EINVAL, "add_attr: read_format bits %#llx are unknown "
+			      "(known: TOTAL_TIME_ENABLED, TOTAL_TIME_RUNNING, ID, GROUP, LOST)",
+			      (unsigned long long)(attr->read_format & ~PR_READ_FORMATS));
 	if ((err = check_kind_free(r, attr, "add_attr")))
 		return err;
 	if (!(ev = event_alloc(r, PR_EV_ATTR, attr)))

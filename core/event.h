@@ -67,6 +67,15 @@ static inline bool pr_event_call(const struct perfring_event *ev,
 /* Forces what every event needs to share a ring and be timed (see add_attr). */
 void pr_event_force_attr(struct perf_event_attr *a);
 
+/* The read_format bits a PERF_SAMPLE_READ event may ask for. */
+#define PR_READ_FORMATS                                                              \
+	(PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID | \
+	 PERF_FORMAT_GROUP | PERF_FORMAT_LOST)
+
+/* A PERF_SAMPLE_READ event's read_format gets ID and LOST; other events
+ * are opened with the library's own (kernel/open.c). */
+void pr_event_force_read(struct perf_event_attr *a);
+
 /* The public add calls, on a registry (the session's wrappers check s). */
 int pr_add_tracepoint(struct pr_registry *r, const char *system, const char *name,
 		      struct perfring_event **out);

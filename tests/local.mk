@@ -36,7 +36,7 @@ tests_libkutil_la_CFLAGS = $(TEST_CFLAGS)
 
 UNIT_TESTS = tests/test_ring tests/test_record tests/test_cpulist tests/test_tracefs \
 	tests/test_field tests/test_merge tests/test_merged tests/test_batch tests/test_drain \
-	tests/test_pull tests/test_opts
+	tests/test_pull tests/test_opts tests/test_profile
 KERNEL_TESTS = tests/test_kernel_session tests/test_kernel_wakeup tests/test_kernel_level2
 check_PROGRAMS += $(UNIT_TESTS) $(KERNEL_TESTS)
 TESTS += $(UNIT_TESTS) $(KERNEL_TESTS)
@@ -49,6 +49,10 @@ tests_test_record_SOURCES = tests/test_record.c
 tests_test_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 tests_test_record_CFLAGS = $(TEST_CFLAGS)
 tests_test_record_LDADD = tests/libprtest.la $(TEST_LDADD)
+tests_test_profile_SOURCES = tests/test_profile.c
+tests_test_profile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
+tests_test_profile_CFLAGS = $(TEST_CFLAGS)
+tests_test_profile_LDADD = tests/libprtest.la $(TEST_LDADD)
 tests_test_cpulist_SOURCES = tests/test_cpulist.c
 tests_test_cpulist_CFLAGS = $(TEST_CFLAGS)
 tests_test_cpulist_LDADD = $(TEST_LDADD)

@@ -35,7 +35,7 @@ static const struct { uint64_t bit; const char *name; } sample_bits[] = {
 
 const char *pr_sample_unsupported(uint64_t sample_type)
 {
-	uint64_t bad = sample_type & ~(uint64_t)PR_SAMPLE_SUPPORTED;
+	uint64_t bad = sample_type & ~(uint64_t)(PR_SAMPLE_SUPPORTED | PR_SAMPLE_PROFILE);
 	size_t i;
 
 	if (!bad)
@@ -111,16 +111,22 @@ static bool take_raw(struct cur *c, struct perfring_sample *out)
 	return true;
 }
 
-int pr_decode_sample_tail(const uint8_t *p, const uint8_t *end, uint64_t st,
-			  struct perfring_sample *out)
+const uint8_t *pr_sample_tail_at(const uint8_t *p, const uint8_t *end, uint64_t st,
+				 struct perfring_sample *out)
 {
 	struct cur c = { p, end };
 
 	if ((st & PERF_SAMPLE_CALLCHAIN) && !take_callchain(&c, out))
-		return -EBADMSG;
+		return NULL;
 	if ((st & PERF_SAMPLE_RAW) && !take_raw(&c, out))
-		return -EBADMSG;
-	return 0;
+		return NULL;
+	return c.p;
+}
+
+int pr_decode_sample_tail(const uint8_t *p, const uint8_t *end, uint64_t st,
+			  struct perfring_sample *out)
+{
+	return pr_sample_tail_at(p, end, st, out) ? 0 : -EBADMSG;
 }
 
 /* Field order is the kernel's perf_output_sample() order. */
@@ -128,6 +134,7 @@ void pr_layout_init(struct pr_layout *l, uint64_t st)
 {
 	int16_t off = 0;
 
+	memset(l, 0, sizeof(*l));
 	l->sample_type = st;
 	l->shape = (uint8_t)pr_shape_of(st);
 	l->id = l->ip = l->tid = l->time = l->addr = l->stream_id = l->cpu = l->period = -1;

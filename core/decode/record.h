@@ -15,6 +15,15 @@
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |   \
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
 
+/* The profiler's sample_type bits (decode/profile.c): variable-size parts
+ * sized by attr fields beyond sample_type, decoded after the fixed fields. */
+#define PR_SAMPLE_PROFILE                                                            \
+	(PERF_SAMPLE_READ | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER |          \
+	 PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT |      \
+	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_REGS_INTR |       \
+	 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |      \
+	 PERF_SAMPLE_CODE_PAGE_SIZE)
+
 /* Bits forced on every event so records of one ring can be told apart and timed. */
 #define PR_SAMPLE_FORCED                                                             \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
@@ -34,6 +43,10 @@ struct pr_layout {
 	uint16_t fixed;         /* bytes of the fixed-size fields */
 	uint8_t shape;          /* enum pr_shape */
 	int16_t id, ip, tid, time, addr, stream_id, cpu, period;
+	/* What sizes the profiler's parts (pr_layout_profile; 0 without them). */
+	uint64_t read_format;
+	uint8_t regs_user_nr, regs_intr_nr;
+	bool branch_hw_index;
 };
 
 void pr_layout_init(struct pr_layout *l, uint64_t sample_type);
@@ -58,6 +71,28 @@ static inline uint64_t pr_opt64(const uint8_t *b, int16_t off)
 {
 	return off >= 0 ? pr_ld64(b + off) : 0;
 }
+
+/* The profiler's parts of ev's attr into l, after pr_layout_init. */
+void pr_layout_profile(struct pr_layout *l, const struct perf_event_attr *attr);
+
+/* Zeroes the profiler's fields of out (a sample without them). */
+static inline void pr_profile_zero(struct perfring_sample *out)
+{
+	memset(&out->read, 0, sizeof(*out) - offsetof(struct perfring_sample, read));
+}
+
+/* Everything after the fixed fields of a sample whose type has a
+ * PR_SAMPLE_PROFILE bit: READ, CALLCHAIN, RAW, then the rest in order. */
+int pr_decode_profile(const uint8_t *p, const uint8_t *end, const struct pr_layout *l,
+		      struct perfring_sample *out);
+
+/* A sample decoded with the layout of attr (tests, fuzzing). */
+int pr_decode_sample_attr(const struct perf_event_header *h, const struct perf_event_attr *attr,
+			  struct perfring_sample *out);
+
+/* CALLCHAIN and RAW from p: the position after them, NULL if they overrun. */
+const uint8_t *pr_sample_tail_at(const uint8_t *p, const uint8_t *end, uint64_t st,
+				 struct perfring_sample *out);
 
 /* CALLCHAIN and RAW, which follow the fixed fields. */
 int pr_decode_sample_tail(const uint8_t *p, const uint8_t *end, uint64_t st,
@@ -181,6 +216,9 @@ static inline int pr_decode_sample_fast(const struct perf_event_header *h,
 	out->period = pr_opt64(b, l->period);
 	if (l->cpu >= 0)
 		out->cpu = (int)pr_ld32(b + l->cpu);
+	if (__builtin_expect(l->sample_type & PR_SAMPLE_PROFILE, 0))
+		return pr_decode_profile(b + l->fixed, (const uint8_t *)h + h->size, l, out);
+	pr_profile_zero(out);
 	if (!(l->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)))
 		return 0;
 	return pr_decode_sample_tail(b + l->fixed, (const uint8_t *)h + h->size, l->sample_type,

@@ -67,17 +67,32 @@ void pr_lost_due(struct pr_cpu *cpu, size_t n)
 		__atomic_store_n(&cpu[i].lost.due, 1, __ATOMIC_RELEASE);
 }
 
-/* read() with read_format ID | LOST: { value, id, lost } (linux/perf_event.h). */
+/* The largest group a PERF_SAMPLE_READ event's read may return. */
+#define READ_WORDS (3 + 3 * 256)
+
+/* The fd's own drops in a read of n u64s. Every read_format has ID and LOST
+ * (event.c): { value, [times], id, lost } of 3 to 5 u64s, or a group's
+ * { nr, [times], { value, id, lost }[nr] }, its own counter first. Below 7
+ * u64s, either way its lost is the last; from 7 on it is a group of 2 or
+ * more, 1 + times + 3 * nr u64s with times < 3, which n alone gives. */
+static uint64_t own_lost(const uint64_t *v, size_t n)
+{
+	if (n < 7)
+		return v[n - 1];
+	return v[1 + (n - 1) % 3 + 2];
+}
+
+/* read() with the fd's read_format (linux/perf_event.h). */
 static int add_fd_lost(int fd, uint64_t *sum)
 {
-	uint64_t v[3];
+	uint64_t v[READ_WORDS];
 	ssize_t r = pr_read(fd, v, sizeof(v));
 
 	if (r < 0)
 		return -errno;
-	if (r != (ssize_t)sizeof(v))
+	if (r < 3 * (ssize_t)sizeof(*v) || r % sizeof(*v))
 		return -EIO;
-	*sum += v[2];
+	*sum += own_lost(v, (size_t)r / sizeof(*v));
 	return 0;
 }
 

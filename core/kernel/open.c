@@ -101,6 +101,15 @@ static bool any_exclude_kernel(const struct pr_plan *p)
 	return false;
 }
 
+/* A PERF_SAMPLE_READ event's own (with ID and LOST, event.c), which its
+ * samples are laid out by; the library's for every other. */
+static uint64_t read_format_of(const struct perfring_event *ev)
+{
+	if (ev->attr.sample_type & PERF_SAMPLE_READ)
+		return ev->attr.read_format;
+	return pr_lost_read_format();
+}
+
 void pr_open_attr(const struct pr_plan *p, const struct perfring_event *ev,
 		  struct perf_event_attr *a)
 {
@@ -109,7 +118,7 @@ void pr_open_attr(const struct pr_plan *p, const struct perfring_event *ev,
 		a->inherit = p->pid > 0;
 		a->enable_on_exec = p->enable_on_exec;
 		a->wakeup_events = p->wakeup_events;
-		a->read_format = pr_lost_read_format();
+		a->read_format = read_format_of(ev);
 		/* CPU-wide in every scope (kernel/open.h): exec enables no such event. */
 		if (ev->kind == PR_EV_BPF)
 			a->inherit = a->enable_on_exec = 0;

@@ -182,42 +182,114 @@ static void put_raw(struct cur *c, const void *raw, uint32_t size)
 	put(c, NULL, padded - size);
 }
 
+static void put_fixed(struct cur *c, uint64_t st, const struct synth_fields *f)
+{
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		put64(c, f->identifier);
+	if (st & PERF_SAMPLE_IP)
+		put64(c, f->ip);
+	if (st & PERF_SAMPLE_TID) {
+		put32(c, f->pid);
+		put32(c, f->tid);
+	}
+	if (st & PERF_SAMPLE_TIME)
+		put64(c, f->time);
+	if (st & PERF_SAMPLE_ADDR)
+		put64(c, f->addr);
+	if (st & PERF_SAMPLE_ID)
+		put64(c, f->id);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		put64(c, f->stream_id);
+	if (st & PERF_SAMPLE_CPU) {
+		put32(c, f->cpu);
+		put32(c, f->res);
+	}
+	if (st & PERF_SAMPLE_PERIOD)
+		put64(c, f->period);
+}
+
+static void put_tail(struct cur *c, uint64_t st, const struct synth_fields *f)
+{
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		put64(c, f->callchain_nr);
+		if (f->callchain_nr > SYNTH_REC_MAX / 8)
+			c->full = true;
+		else
+			put(c, f->callchain, f->callchain_nr * 8);
+	}
+	if (st & PERF_SAMPLE_RAW)
+		put_raw(c, f->raw, f->raw_size);
+}
+
 size_t synth_sample(uint8_t *buf, size_t cap, uint64_t st, const struct synth_fields *f)
 {
 	struct cur c;
 
 	begin(&c, buf, cap, PERF_RECORD_SAMPLE, f->misc);
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		put64(&c, f->identifier);
-	if (st & PERF_SAMPLE_IP)
-		put64(&c, f->ip);
-	if (st & PERF_SAMPLE_TID) {
-		put32(&c, f->pid);
-		put32(&c, f->tid);
+	put_fixed(&c, st, f);
+	put_tail(&c, st, f);
+	return finish(&c);
+}
+
+static void put_regs(struct cur *c, uint64_t abi, const uint64_t *regs, uint64_t mask)
+{
+	put64(c, abi);
+	if (abi)
+		put(c, regs, 8u * (size_t)__builtin_popcountll(mask));
+}
+
+static void put_stack(struct cur *c, const struct synth_prof *p)
+{
+	put64(c, p->stack_size);
+	if (!p->stack_size)
+		return;
+	put(c, p->stack, p->stack_size);
+	put64(c, p->stack_dyn);
+}
+
+static void put_opt(struct cur *c, uint64_t st, uint64_t bit, uint64_t v)
+{
+	if (st & bit)
+		put64(c, v);
+}
+
+static void put_after_raw(struct cur *c, const struct perf_event_attr *a,
+			  const struct synth_prof *p)
+{
+	uint64_t st = a->sample_type;
+
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		put64(c, p->br_nr);
+		if (a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+			put64(c, p->hw_idx);
+		put(c, p->br, p->br_nr * sizeof(*p->br));
 	}
-	if (st & PERF_SAMPLE_TIME)
-		put64(&c, f->time);
-	if (st & PERF_SAMPLE_ADDR)
-		put64(&c, f->addr);
-	if (st & PERF_SAMPLE_ID)
-		put64(&c, f->id);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		put64(&c, f->stream_id);
-	if (st & PERF_SAMPLE_CPU) {
-		put32(&c, f->cpu);
-		put32(&c, f->res);
-	}
-	if (st & PERF_SAMPLE_PERIOD)
-		put64(&c, f->period);
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		put64(&c, f->callchain_nr);
-		if (f->callchain_nr > SYNTH_REC_MAX / 8)
-			c.full = true;
-		else
-			put(&c, f->callchain, f->callchain_nr * 8);
-	}
-	if (st & PERF_SAMPLE_RAW)
-		put_raw(&c, f->raw, f->raw_size);
+	if (st & PERF_SAMPLE_REGS_USER)
+		put_regs(c, p->regs_user_abi, p->regs_user, a->sample_regs_user);
+	if (st & PERF_SAMPLE_STACK_USER)
+		put_stack(c, p);
+	put_opt(c, st, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, p->weight);
+	put_opt(c, st, PERF_SAMPLE_DATA_SRC, p->data_src);
+	put_opt(c, st, PERF_SAMPLE_TRANSACTION, p->transaction);
+	if (st & PERF_SAMPLE_REGS_INTR)
+		put_regs(c, p->regs_intr_abi, p->regs_intr, a->sample_regs_intr);
+	put_opt(c, st, PERF_SAMPLE_PHYS_ADDR, p->phys_addr);
+	put_opt(c, st, PERF_SAMPLE_CGROUP, p->cgroup);
+	put_opt(c, st, PERF_SAMPLE_DATA_PAGE_SIZE, p->data_page_size);
+	put_opt(c, st, PERF_SAMPLE_CODE_PAGE_SIZE, p->code_page_size);
+}
+
+size_t synth_sample_prof(uint8_t *buf, size_t cap, const struct perf_event_attr *a,
+			 const struct synth_fields *f, const struct synth_prof *p)
+{
+	struct cur c;
+
+	begin(&c, buf, cap, PERF_RECORD_SAMPLE, f->misc);
+	put_fixed(&c, a->sample_type, f);
+	if (a->sample_type & PERF_SAMPLE_READ)
+		put(&c, p->read, p->read_words * 8);
+	put_tail(&c, a->sample_type, f);
+	put_after_raw(&c, a, p);
 	return finish(&c);
 }
 

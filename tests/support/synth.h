@@ -87,6 +87,26 @@ size_t synth_trailer_size(uint64_t sample_type);
 size_t synth_sample(uint8_t *buf, size_t cap, uint64_t sample_type,
 		    const struct synth_fields *f);
 
+/* The profiler's parts of a sample, as the kernel writes them. */
+struct synth_prof {
+	const uint64_t *read;      /* the struct read_format, read_words u64s */
+	size_t read_words;
+	const struct perf_branch_entry *br;
+	uint64_t br_nr, hw_idx;    /* hw_idx with branch_sample_type HW_INDEX */
+	uint64_t regs_user_abi;    /* 0: no registers follow */
+	const uint64_t *regs_user; /* popcount(sample_regs_user) of them */
+	const uint8_t *stack;      /* stack_size bytes; size 0: a lone size */
+	uint64_t stack_size, stack_dyn;
+	uint64_t weight, data_src, transaction;
+	uint64_t regs_intr_abi;
+	const uint64_t *regs_intr;
+	uint64_t phys_addr, cgroup, data_page_size, code_page_size;
+};
+
+/* A sample of attr's sample_type, its parts sized by attr. */
+size_t synth_sample_prof(uint8_t *buf, size_t cap, const struct perf_event_attr *attr,
+			 const struct synth_fields *f, const struct synth_prof *p);
+
 /* Header, body (zero-padded to 8) and the sample_id_all trailer (from
  * trailer, or zeros when it is NULL). */
 size_t synth_record(uint8_t *buf, size_t cap, uint32_t type, uint16_t misc, const void *body,

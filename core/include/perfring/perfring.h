@@ -105,7 +105,55 @@ struct perfring_sample {
 	uint32_t raw_size;
 	const struct perf_event_header *record; /**< whole record, contiguous */
 	uint64_t stream_id;
+	/* Profiler data, in the kernel's order. Each is zero (NULL) unless the
+	 * event's sample_type has its bit; pointers point into the record. */
+	const uint64_t *read;          /**< PERF_SAMPLE_READ: the struct read_format
+	                                    (see perfring_sample_read_value) */
+	uint32_t read_nr;              /**< counters in it: 1, or the group's nr */
+	uint32_t read_format;          /**< the read_format it was written with */
+	uint64_t time_enabled;         /**< PERF_FORMAT_TOTAL_TIME_ENABLED */
+	uint64_t time_running;         /**< PERF_FORMAT_TOTAL_TIME_RUNNING */
+	const struct perf_branch_entry *branches; /**< PERF_SAMPLE_BRANCH_STACK */
+	uint64_t branch_nr;            /**< entries in branches */
+	uint64_t branch_hw_idx;        /**< with PERF_SAMPLE_BRANCH_HW_INDEX in
+	                                    attr.branch_sample_type, else 0 */
+	uint64_t regs_user_abi;        /**< PERF_SAMPLE_REGS_USER: PERF_SAMPLE_REGS_ABI_*;
+	                                    0 (a kernel thread): no registers */
+	const uint64_t *regs_user;     /**< one u64 per bit of attr.sample_regs_user,
+	                                    lowest bit first; NULL when abi is 0 */
+	uint32_t regs_user_nr;         /**< values in regs_user */
+	uint32_t regs_intr_nr;         /**< values in regs_intr */
+	uint64_t regs_intr_abi;        /**< PERF_SAMPLE_REGS_INTR, as regs_user */
+	const uint64_t *regs_intr;     /**< one u64 per bit of attr.sample_regs_intr */
+	const uint8_t *stack_user;     /**< PERF_SAMPLE_STACK_USER: the bytes from the
+	                                    user SP up; valid for stack_user_dyn_size */
+	uint64_t stack_user_size;      /**< bytes the record holds (0: no user regs) */
+	uint64_t stack_user_dyn_size;  /**< bytes the kernel could copy, <= size */
+	uint64_t weight;               /**< PERF_SAMPLE_WEIGHT, or WEIGHT_STRUCT's u64:
+	                                    var1_dw in bits 0-31, var2_w 32-47,
+	                                    var3_w 48-63 */
+	uint64_t data_src;             /**< PERF_SAMPLE_DATA_SRC (union perf_mem_data_src) */
+	uint64_t transaction;          /**< PERF_SAMPLE_TRANSACTION (PERF_TXN_*) */
+	uint64_t phys_addr;            /**< PERF_SAMPLE_PHYS_ADDR */
+	uint64_t cgroup;               /**< PERF_SAMPLE_CGROUP: the cgroup id (as in
+	                                    a PERF_RECORD_CGROUP; the inode of its
+	                                    cgroup v2 directory) */
+	uint64_t data_page_size;       /**< PERF_SAMPLE_DATA_PAGE_SIZE */
+	uint64_t code_page_size;       /**< PERF_SAMPLE_CODE_PAGE_SIZE */
 };
+
+/** One counter of a PERF_SAMPLE_READ block. */
+struct perfring_read_value {
+	uint64_t value;
+	uint64_t id;            /**< PERF_FORMAT_ID (always set by the library) */
+	uint64_t lost;          /**< PERF_FORMAT_LOST (Linux 6.0+), else 0 */
+};
+
+/** Counter i (0 = the event itself, or the group leader with
+ *  PERF_FORMAT_GROUP, then the members in the order they were grouped) of
+ *  s's PERF_SAMPLE_READ block. -ENOENT without one, -ERANGE for i >= read_nr. */
+PERFRING_API int perfring_sample_read_value(const struct perfring_sample *s, uint32_t i,
+					    struct perfring_read_value *out);
 
 /** Sample callback: return 0 to go on; non-zero stops the parse after this
  *  record, and nothing after it is lost (it is delivered by the next parse). */
@@ -179,7 +227,30 @@ struct perfring_software_opts {
 	uint64_t freq;          /**< if non-zero: sample at this rate in Hz instead */
 	uint32_t callchain;     /**< non-zero: add PERF_SAMPLE_CALLCHAIN */
 	uint32_t exclude_kernel;/**< non-zero: user space only (unprivileged use) */
+	uint64_t regs_user;     /**< PERF_SAMPLE_REGS_USER mask (bits of
+	                             asm/perf_regs.h); 0 = none, or with stack_user
+	                             PERFRING_REGS_USER_DEFAULT */
+	uint32_t stack_user;    /**< bytes of user stack from SP per sample
+	                             (PERF_SAMPLE_STACK_USER), a multiple of 8, at
+	                             most PERFRING_STACK_USER_MAX; 0 = none. The
+	                             kernel may copy less (dyn_size) */
 };
+
+/** What a DWARF unwinder needs at least: the frame pointer, stack pointer
+ *  and instruction pointer. x86-64: bp (6), sp (7), ip (8). */
+#define PERFRING_REGS_X86_64_DEFAULT ((1ull << 6) | (1ull << 7) | (1ull << 8))
+/** aarch64: x29 (fp, 29), lr (30), sp (31), pc (32). */
+#define PERFRING_REGS_AARCH64_DEFAULT ((1ull << 29) | (1ull << 30) | (1ull << 31) | (1ull << 32))
+/** The default mask for the architecture built for (0 where there is none). */
+#if defined(__x86_64__)
+#define PERFRING_REGS_USER_DEFAULT PERFRING_REGS_X86_64_DEFAULT
+#elif defined(__aarch64__)
+#define PERFRING_REGS_USER_DEFAULT PERFRING_REGS_AARCH64_DEFAULT
+#else
+#define PERFRING_REGS_USER_DEFAULT 0ull
+#endif
+/** The largest stack_user: a record's size is a u16. */
+#define PERFRING_STACK_USER_MAX 65528u
 
 /** A tracepoint field, from the tracepoint's tracefs format file. */
 struct perfring_field {
@@ -264,10 +335,16 @@ PERFRING_API int perfring_session_add_software_opts(struct perfring_session *s,
  *  fds are opened with the library's read_format (ID and LOST, for R4). A
  *  sample_type bit the decoder does not support is -EOPNOTSUPP; the sentence
  *  names it. Supported: IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD
- *  CALLCHAIN RAW. A PERF_TYPE_SOFTWARE attr whose config the session
- *  already has (from add_attr or add_software) is -EEXIST (R12), whatever
- *  its sample_type; PERF_COUNT_SW_BPF_OUTPUT is not shared that way (each
- *  output goes to its one event), so it is exempt. */
+ *  CALLCHAIN RAW, and the profiler's READ (read_format TOTAL_TIME_ENABLED,
+ *  TOTAL_TIME_RUNNING, GROUP; ID and LOST are always added, so READ needs
+ *  Linux 6.0+; other read_format bits are -EINVAL), BRANCH_STACK (with
+ *  branch_sample_type HW_INDEX or not), REGS_USER, REGS_INTR, STACK_USER,
+ *  WEIGHT, WEIGHT_STRUCT, DATA_SRC, TRANSACTION, PHYS_ADDR, CGROUP,
+ *  DATA_PAGE_SIZE and CODE_PAGE_SIZE; AUX is -EOPNOTSUPP. A
+ *  PERF_TYPE_SOFTWARE attr whose config the session already has (from
+ *  add_attr or add_software) is -EEXIST (R12), whatever its sample_type;
+ *  PERF_COUNT_SW_BPF_OUTPUT is not shared that way (each output goes to its
+ *  one event), so it is exempt. */
 PERFRING_API int perfring_session_add_attr(struct perfring_session *s,
 					   const struct perf_event_attr *attr,
 					   struct perfring_event **out);
