@@ -325,6 +325,28 @@ int pr_add_event(struct pr_registry *r, enum pr_ev_kind kind, const struct perf_
 	return register_event(r, ev, out);
 }
 
+PERFRING_API int perfring_event_set_group(struct perfring_event *member,
+					  struct perfring_event *leader)
+{
+	if (!member || !leader)
+		return pr_null(member ? member->reg->err : NULL, __func__,
+			       member ? "leader" : "member");
+	if (member->reg->frozen)
+		return pr_err(member->reg->err, -EBUSY, "set_group: only before start");
+	if (member->reg != leader->reg || member == leader || leader->group ||
+	    member->members || member->group)
+		return pr_err(member->reg->err, -EINVAL, "set_group: %s cannot join %s's group: %s",
+			      member->name, leader->name,
+			      member->reg != leader->reg ? "they belong to different sessions" :
+			      member == leader ? "an event cannot lead itself" :
+			      leader->group ? "the leader is a member of another group" :
+			      member->members ? "the member leads a group" :
+			      "the member is in a group already");
+	member->group = leader;
+	leader->members++;
+	return 0;
+}
+
 PERFRING_API int perfring_event_set_callback(struct perfring_event *ev, perfring_sample_fn fn,
 					     void *ctx)
 {

@@ -52,6 +52,8 @@ struct perfring_event {
 	char *filter;
 	struct pr_tp_format fmt; /* tracepoints only */
 	struct pr_bpf_map bpf;   /* PR_EV_BPF only */
+	struct perfring_event *group; /* its group's leader (perfring_event_set_group) */
+	size_t members;          /* events whose group it leads */
 };
 
 /* Hands smp to ev's callback, if it has one. true: the callback asked to

@@ -20,7 +20,7 @@ core_libperfring_core_la_SOURCES = \
 	core/read/stretch.h core/read/pull.c core/read/pull.h \
 	core/read/cursor.h core/read/batch.c core/read/batch.h \
 	core/read/merge.c core/read/merge.h \
-	core/opts.c core/opts.h core/session.c core/session.h core/parse.c \
+	core/opts.c core/opts.h core/session.c core/session.h core/profile.c core/parse.c \
 	core/bpf.c core/bpf.h \
 	core/kernel/backward.c core/kernel/backward.h core/kernel/tail.c core/kernel/tail.h \
 	core/snapshot.c core/snapshot.h \

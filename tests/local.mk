@@ -37,7 +37,8 @@ tests_libkutil_la_CFLAGS = $(TEST_CFLAGS)
 UNIT_TESTS = tests/test_ring tests/test_record tests/test_cpulist tests/test_tracefs \
 	tests/test_field tests/test_merge tests/test_merged tests/test_batch tests/test_drain \
 	tests/test_pull tests/test_opts tests/test_profile
-KERNEL_TESTS = tests/test_kernel_session tests/test_kernel_wakeup tests/test_kernel_level2
+KERNEL_TESTS = tests/test_kernel_session tests/test_kernel_wakeup tests/test_kernel_level2 \
+	tests/test_kernel_profile
 check_PROGRAMS += $(UNIT_TESTS) $(KERNEL_TESTS)
 TESTS += $(UNIT_TESTS) $(KERNEL_TESTS)
 
@@ -85,6 +86,9 @@ tests_test_pull_LDADD = tests/libprtest.la $(TEST_LDADD)
 tests_test_opts_SOURCES = tests/test_opts.c
 tests_test_opts_CFLAGS = $(TEST_CFLAGS)
 tests_test_opts_LDADD = tests/libkutil.la $(TEST_LDADD)
+tests_test_kernel_profile_SOURCES = tests/test_kernel_profile.c
+tests_test_kernel_profile_CFLAGS = $(TEST_CFLAGS)
+tests_test_kernel_profile_LDADD = tests/libkutil.la $(TEST_LDADD)
 tests_test_kernel_session_SOURCES = tests/test_kernel_session.c
 tests_test_kernel_session_CFLAGS = $(TEST_CFLAGS)
 tests_test_kernel_session_LDADD = tests/libkutil.la $(TEST_LDADD)

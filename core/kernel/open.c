@@ -27,6 +27,13 @@ struct opening {
 };
 
 static void leader_attr(const struct pr_plan *p, struct perf_event_attr *a);
+static int open_grouped(struct opening *o, struct perf_event_attr *a,
+			const struct perf_event_attr *named, const char *what, pid_t tid, int cpu,
+			int group_fd, int *fd);
+static int open_members(struct opening *o, struct pr_cpu *c, struct perfring_event *leader,
+			pid_t tid, int group_fd);
+static int open_in_group(struct opening *o, struct pr_cpu *c, struct perfring_event *ev,
+			 pid_t tid, int group_fd);
 
 static int syscall_err(struct pr_errbuf *e, const char *call, const char *what, int cpu, int err)
 {
@@ -173,7 +180,14 @@ static int open_one(struct opening *o, struct perf_event_attr *a,
 		    const struct perf_event_attr *named, const char *what, pid_t tid, int cpu,
 		    int *fd)
 {
-	*fd = pr_perf_event_open(a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return open_grouped(o, a, named, what, tid, cpu, -1, fd);
+}
+
+static int open_grouped(struct opening *o, struct perf_event_attr *a,
+			const struct perf_event_attr *named, const char *what, pid_t tid, int cpu,
+			int group_fd, int *fd)
+{
+	*fd = pr_perf_event_open(a, tid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 	if (*fd >= 0)
 		return 0;
 	if (o->p->pid > 0 && errno == ESRCH)
@@ -251,22 +265,47 @@ static int filter_err(struct pr_errbuf *e, const struct perfring_event *ev, int 
 		      n, perfring_strerror(err));
 }
 
-/* Opens ev (NULL = a dummy tracker) for one thread on c and redirects it. */
+/* Opens ev (NULL = a dummy tracker) for one thread on c and redirects it;
+ * then the members of its group, if it leads one. */
 static int open_redirected(struct opening *o, struct pr_cpu *c, struct perfring_event *ev,
 			   pid_t tid)
+{
+	return open_in_group(o, c, ev, tid, -1);
+}
+
+static int open_in_group(struct opening *o, struct pr_cpu *c, struct perfring_event *ev,
+			 pid_t tid, int group_fd)
 {
 	struct perf_event_attr a;
 	const char *what = ev ? ev->name : "dummy";
 	int fd, err;
 
 	pr_open_attr(o->p, ev, &a);
-	if ((err = open_one(o, &a, &a, what, tid, c->cpu, &fd)) || (err = push_fd(o, c, fd)))
+	if ((err = open_grouped(o, &a, &a, what, tid, c->cpu, group_fd, &fd)) ||
+	    (err = push_fd(o, c, fd)))
+		return err;
+	if (ev && ev->members && (err = open_members(o, c, ev, tid, fd)))
 		return err;
 	if (pr_ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)c->leader_fd) < 0)
 		return event_err(o, "ioctl(PERF_EVENT_IOC_SET_OUTPUT)", &a, what, c->cpu, errno);
 	if (ev && ev->filter && pr_ioctl(fd, PERF_EVENT_IOC_SET_FILTER, (unsigned long)ev->filter) < 0)
 		return filter_err(o->e, ev, c->cpu, errno);
 	return add_id(o, c, fd, ev);
+}
+
+/* The members of leader's group for one thread, in the order they were
+ * added, each with the leader's fd as group_fd. */
+static int open_members(struct opening *o, struct pr_cpu *c, struct perfring_event *leader,
+			pid_t tid, int group_fd)
+{
+	size_t e;
+	int err;
+
+	for (e = 0; e < o->p->nevents; e++)
+		if (o->p->events[e]->group == leader &&
+		    (err = open_in_group(o, c, o->p->events[e], tid, group_fd)))
+			return err;
+	return 0;
 }
 
 /* The leader goes to the first listed thread that is still there; when
@@ -317,8 +356,10 @@ static int open_cpu(struct opening *o, struct pr_cpu *c)
 	if ((err = open_leader(o, c)) || (err = map_ring(o, c)) ||
 	    (err = add_id(o, c, c->leader_fd, NULL)) || (err = open_threads(o, c, NULL, 1)))
 		return err;
+	/* A group's members are opened with their leader (open_members). */
 	for (e = 0; e < p->nevents; e++)
-		if (p->events[e]->kind != PR_EV_BPF && (err = open_threads(o, c, p->events[e], 0)))
+		if (p->events[e]->kind != PR_EV_BPF && !p->events[e]->group &&
+		    (err = open_threads(o, c, p->events[e], 0)))
 			return err;
 	pr_cpu_ids_ready(c);
 	return 0;

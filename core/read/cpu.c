@@ -18,6 +18,13 @@ void pr_cpu_ids_ready(struct pr_cpu *c)
 	c->last = c->nids ? c->ids[0] : (struct pr_idmap){ 0, NULL };
 }
 
+const struct pr_idmap *pr_cpu_find_id(const struct pr_cpu *c, uint64_t id)
+{
+	struct pr_idmap key = { id, NULL };
+
+	return c->nids ? bsearch(&key, c->ids, c->nids, sizeof(*c->ids), cmp_id) : NULL;
+}
+
 void pr_cpu_rewind(struct pr_cpu *c)
 {
 	pr_ring_init(&c->ring, c->ring.meta, c->ring.data, c->ring.size, c->ring.scratch);

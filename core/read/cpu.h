@@ -83,6 +83,9 @@ static inline bool pr_cpu_mine(const struct pr_cpu *c, uintptr_t me)
 /* A copy of c's stats, each counter whole (not a snapshot across them). */
 void pr_cpu_stats_read(const struct pr_cpu *c, struct perfring_cpu_stats *out);
 
+/* The entry of id in c's sorted id table, or NULL. */
+const struct pr_idmap *pr_cpu_find_id(const struct pr_cpu *c, uint64_t id);
+
 /* Sorts c's id table and starts its lookups at the first entry. */
 void pr_cpu_ids_ready(struct pr_cpu *c);
 

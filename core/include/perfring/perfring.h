@@ -392,6 +392,26 @@ PERFRING_API int perfring_session_add_attr(struct perfring_session *s,
 PERFRING_API int perfring_session_add_bpf_output(struct perfring_session *s, int map_fd,
 						 struct perfring_event **out);
 
+/** Puts member into leader's group (before start; else -EBUSY). At start,
+ *  on every CPU (and thread, in pid mode) the member is opened with the
+ *  leader's fd as group_fd, so they are scheduled and counted together, and
+ *  a leader with PERF_SAMPLE_READ and read_format PERF_FORMAT_GROUP reads
+ *  every member in each sample: perfring_sample_read_value() gives the
+ *  leader first, then the members in the order they were added to the
+ *  session. A member without a sample period (0) only counts. -EINVAL for
+ *  NULL, events of different sessions, an event grouped with itself, a
+ *  leader that is a member or a member that leads. The kernel refuses
+ *  PERF_FORMAT_GROUP with inherit (pid mode) before Linux 6.13: start then
+ *  fails with EINVAL. */
+PERFRING_API int perfring_event_set_group(struct perfring_event *member,
+					  struct perfring_event *leader);
+
+/** The event that owns record id `id` on `cpu` (a sample's id, or one of a
+ *  PERF_SAMPLE_READ block's), or NULL: an id of the CPU's own tracking
+ *  event, one the session does not own, or an unwatched CPU. */
+PERFRING_API struct perfring_event *perfring_session_event_of_id(const struct perfring_session *s,
+								 int cpu, uint64_t id);
+
 /** Sets the sample callback of ev (fn NULL = samples are counted, not passed). */
 PERFRING_API int perfring_event_set_callback(struct perfring_event *ev, perfring_sample_fn fn,
 					     void *ctx);

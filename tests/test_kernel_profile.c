@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/* Profiler data on the real kernel: user registers and stack bytes of a
+ * cpu-clock profile, and a group's counters read in every sample. */
+#include "kutil.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define CANARY 0x6b1d5ca1ab1e0ddull
+#define WANT 5
+#define GIVE_UP_NS (20ull * 1000000000)
+
+struct spinner {
+	volatile uint64_t *volatile canary; /* where the spinning frame keeps it */
+	volatile int tid;
+	volatile int stop;
+	volatile uint64_t sink;
+};
+
+static __attribute__((noinline)) void mix(struct spinner *sp, volatile uint64_t *canary)
+{
+	sp->sink = sp->sink * 6364136223846793005ull + *canary;
+}
+
+/* The canary lives in this frame for as long as it spins. The call keeps
+ * the frame above SP (a leaf may keep locals in the red zone below it). */
+static __attribute__((noinline)) void spin_with_canary(struct spinner *sp)
+{
+	volatile uint64_t canary = CANARY;
+
+	sp->canary = &canary;
+	while (!sp->stop)
+		mix(sp, &canary);
+	sp->canary = NULL;
+}
+
+static void *spin_main(void *arg)
+{
+	struct spinner *sp = arg;
+
+	sp->tid = (int)syscall(SYS_gettid);
+	spin_with_canary(sp);
+	return NULL;
+}
+
+struct canary_seen {
+	struct spinner *sp;
+	int samples, found, bad;
+	char why[200];
+};
+
+static int on_profile(const struct perfring_sample *s, void *ctx)
+{
+	struct canary_seen *c = ctx;
+	uint64_t bp, sp, ip, at = (uint64_t)(uintptr_t)c->sp->canary;
+
+	if ((int)s->tid != c->sp->tid || !s->regs_user_abi || !at)
+		return 0;
+	c->samples++;
+	if (s->regs_user_abi != PERF_SAMPLE_REGS_ABI_64 || s->regs_user_nr != 3) {
+		c->bad++;
+		snprintf(c->why, sizeof(c->why), "abi %llu nr %u",
+			 (unsigned long long)s->regs_user_abi, s->regs_user_nr);
+		return 0;
+	}
+	bp = s->regs_user[0]; /* 0 where the build omits frame pointers */
+	sp = s->regs_user[1];
+	ip = s->regs_user[2];
+	(void)bp;
+	if (ip != s->ip || s->stack_user_size != 4096 || s->stack_user_dyn_size > 4096) {
+		c->bad++;
+		snprintf(c->why, sizeof(c->why), "ip %#llx vs %#llx, stack %llu/%llu",
+			 (unsigned long long)ip, (unsigned long long)s->ip,
+			 (unsigned long long)s->stack_user_dyn_size,
+			 (unsigned long long)s->stack_user_size);
+		return 0;
+	}
+	if (at >= sp && at + 8 <= sp + s->stack_user_dyn_size &&
+	    !memcmp(s->stack_user + (at - sp), &(uint64_t){ CANARY }, 8))
+		c->found++;
+	return 0;
+}
+
+#if defined(__x86_64__)
+Test(kernel_profile, regs_user_and_stack_user_hold_the_canary)
+{
+	struct perfring_software_opts so = { .sz = sizeof(so), .period = 200000,
+					     .exclude_kernel = 1, .stack_user = 4096 };
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .pid = getpid() };
+	struct spinner sp = { 0 };
+	struct canary_seen c = { .sp = &sp };
+	struct perfring_session *s;
+	struct perfring_event *ev;
+	uint64_t t0;
+	pthread_t th;
+
+	KCHECK(perfring_session_new(&o, &s), NULL);
+	cr_assert_eq(perfring_session_add_software_opts(s, PERFRING_SW_CPU_CLOCK, &so, &ev), 0,
+		     "%s", perfring_session_last_error(s));
+	cr_assert_eq(perfring_event_attr(ev)->sample_regs_user, PERFRING_REGS_USER_DEFAULT);
+	cr_assert_eq(perfring_event_set_callback(ev, on_profile, &c), 0);
+	cr_assert_eq(pthread_create(&th, NULL, spin_main, &sp), 0);
+	t0 = kutil_now_ns();
+	while (!sp.canary && kutil_now_ns() - t0 < GIVE_UP_NS)
+		sched_yield();
+	cr_assert_not_null(sp.canary);
+	KCHECK(perfring_session_start(s), s);
+	t0 = kutil_now_ns();
+	while (c.found < WANT && !c.bad && kutil_now_ns() - t0 < GIVE_UP_NS) {
+		cr_assert_geq(perfring_session_parse_all(s), 0);
+		usleep(5000);
+	}
+	sp.stop = 1;
+	pthread_join(th, NULL);
+	perfring_session_free(s);
+	cr_assert_eq(c.bad, 0, "%s", c.why);
+	cr_assert_geq(c.found, WANT, "%d of %d samples of the spinner held the canary at SP's offset",
+		      c.found, c.samples);
+}
+#endif
+
+/* ------------------------------------------------------ group reads */
+
+struct group_seen {
+	struct perfring_session *s;
+	struct perfring_event *leader, *member;
+	int samples, bad;
+	uint64_t last[2], last_enabled;
+	char why[200];
+};
+
+static int on_group(const struct perfring_sample *s, void *ctx)
+{
+	struct group_seen *g = ctx;
+	struct perfring_read_value v[2];
+
+	g->samples++;
+	if (s->read_nr != 2 || perfring_sample_read_value(s, 0, &v[0]) ||
+	    perfring_sample_read_value(s, 1, &v[1])) {
+		g->bad++;
+		snprintf(g->why, sizeof(g->why), "read_nr %u", s->read_nr);
+		return 0;
+	}
+	if (perfring_session_event_of_id(g->s, s->cpu, v[0].id) != g->leader ||
+	    perfring_session_event_of_id(g->s, s->cpu, v[1].id) != g->member || v[0].id != s->id) {
+		g->bad++;
+		snprintf(g->why, sizeof(g->why), "ids %llu %llu (sample %llu) are not the events'",
+			 (unsigned long long)v[0].id, (unsigned long long)v[1].id,
+			 (unsigned long long)s->id);
+		return 0;
+	}
+	if (v[0].value < g->last[0] || v[1].value < g->last[1] ||
+	    s->time_enabled < g->last_enabled || !s->time_running) {
+		g->bad++;
+		snprintf(g->why, sizeof(g->why), "values went back: %llu<%llu or %llu<%llu",
+			 (unsigned long long)v[0].value, (unsigned long long)g->last[0],
+			 (unsigned long long)v[1].value, (unsigned long long)g->last[1]);
+	}
+	g->last[0] = v[0].value;
+	g->last[1] = v[1].value;
+	g->last_enabled = s->time_enabled;
+	return 0;
+}
+
+Test(kernel_profile, group_read_of_cpu_clock_and_task_clock)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 64, .pid = getpid() };
+	struct perf_event_attr lead = {
+		.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000000, .sample_type = PERF_SAMPLE_READ,
+		.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			       PERF_FORMAT_TOTAL_TIME_RUNNING,
+	};
+	struct perf_event_attr memb = { .type = PERF_TYPE_SOFTWARE,
+					.config = PERF_COUNT_SW_TASK_CLOCK };
+	struct group_seen g = { 0 };
+	volatile uint64_t x = 0;
+	uint64_t t0;
+
+	cr_assert_eq(kutil_pin(0), 0);
+	KCHECK(perfring_session_new(&o, &g.s), NULL);
+	cr_assert_eq(perfring_session_add_attr(g.s, &lead, &g.leader), 0);
+	cr_assert_eq(perfring_session_add_attr(g.s, &memb, &g.member), 0);
+	cr_assert_eq(perfring_event_set_group(g.leader, g.leader), -EINVAL);
+	cr_assert_eq(perfring_event_set_group(g.member, g.leader), 0,
+		     "%s", perfring_session_last_error(g.s));
+	cr_assert_eq(perfring_event_set_group(g.leader, g.member), -EINVAL);
+	cr_assert_eq(perfring_event_set_callback(g.leader, on_group, &g), 0);
+	KCHECK(perfring_session_start(g.s), g.s);
+	cr_assert_eq(perfring_event_set_group(g.member, g.leader), -EBUSY);
+	t0 = kutil_now_ns();
+	while (g.samples < 20 && kutil_now_ns() - t0 < GIVE_UP_NS) {
+		for (int i = 0; i < 1000000; i++)
+			x += (uint64_t)i;
+		cr_assert_geq(perfring_session_parse_all(g.s), 0);
+	}
+	perfring_session_free(g.s);
+	cr_assert_eq(g.bad, 0, "%s", g.why);
+	cr_assert_geq(g.samples, 20);
+	cr_assert_gt(g.last[0], 0);
+	cr_assert_gt(g.last[1], 0);
+}
