@@ -21,6 +21,12 @@
  *   5  u8   the script runs 1 + byte % 4 times
  *   6  u8   bit 0: the merge tries a batch after every step, whatever its
  *           size (else only after long stretches without runs, as in use)
+ *           bits 1-7: the profiler's sample types (decode/profile.c): 1 READ
+ *           (a group of 2, both times), 2 BRANCH_STACK (HW_INDEX), 3
+ *           REGS_USER, 4 STACK_USER, 5 WEIGHT_STRUCT and DATA_SRC, 6
+ *           TRANSACTION and REGS_INTR, 7 PHYS_ADDR, CGROUP and the page
+ *           sizes; samples built with FZ_DESC carry them (arg bit 7: a
+ *           kernel thread's, without registers and stack)
  *   7  u8   mode: bit 0 set, the batch pull (perfring_cpu_pull of
  *           1 + (byte >> 1) items) takes the pull steps' place, and the
  *           input is run once more through parse_for_cpu and once through
@@ -99,6 +105,7 @@ struct fz {
 	struct synth_session b;
 	struct fz_ring r[FZ_MAX_RINGS];
 	uint64_t st;              /* the event's sample_type */
+	struct perf_event_attr attr; /* the event's attr, after forcing */
 	unsigned flags, stop_every;
 	uint64_t calls;           /* callbacks so far, for stop_every */
 	int cur;                  /* ring parsed now, -1: any (parse_all) */
@@ -251,6 +258,43 @@ static void same_sample(const struct perfring_sample *a, const struct perfring_s
 	check(a->callchain_nr == b->callchain_nr && a->raw_size == b->raw_size);
 	check(off_in(a->record, a->callchain) == off_in(b->record, b->callchain));
 	check(off_in(a->record, a->raw) == off_in(b->record, b->raw));
+	check(off_in(a->record, a->read) == off_in(b->record, b->read) &&
+	      a->read_nr == b->read_nr && a->read_format == b->read_format &&
+	      a->time_enabled == b->time_enabled && a->time_running == b->time_running);
+	check(off_in(a->record, a->branches) == off_in(b->record, b->branches) &&
+	      a->branch_nr == b->branch_nr && a->branch_hw_idx == b->branch_hw_idx);
+	check(off_in(a->record, a->regs_user) == off_in(b->record, b->regs_user) &&
+	      a->regs_user_abi == b->regs_user_abi && a->regs_user_nr == b->regs_user_nr);
+	check(off_in(a->record, a->regs_intr) == off_in(b->record, b->regs_intr) &&
+	      a->regs_intr_abi == b->regs_intr_abi && a->regs_intr_nr == b->regs_intr_nr);
+	check(off_in(a->record, a->stack_user) == off_in(b->record, b->stack_user) &&
+	      a->stack_user_size == b->stack_user_size &&
+	      a->stack_user_dyn_size == b->stack_user_dyn_size);
+	check(a->weight == b->weight && a->data_src == b->data_src &&
+	      a->transaction == b->transaction && a->phys_addr == b->phys_addr &&
+	      a->cgroup == b->cgroup && a->data_page_size == b->data_page_size &&
+	      a->code_page_size == b->code_page_size);
+}
+
+/* The profiler's pointers lie inside the record, with all they cover. */
+static void check_profile_within(const struct perf_event_header *h,
+				 const struct perfring_sample *smp)
+{
+	struct perfring_read_value v;
+
+	check(within(h, h->size, smp->read ? (const void *)smp->read : (const void *)h,
+		     smp->read ? 8u : 0u));
+	for (uint32_t i = 0; i < smp->read_nr; i++)
+		check(perfring_sample_read_value(smp, i, &v) == 0);
+	check(within(h, h->size, smp->branches ? (const void *)smp->branches : (const void *)h,
+		     (size_t)smp->branch_nr * sizeof(*smp->branches)));
+	check(within(h, h->size, smp->regs_user ? (const void *)smp->regs_user : (const void *)h,
+		     (size_t)smp->regs_user_nr * 8));
+	check(within(h, h->size, smp->regs_intr ? (const void *)smp->regs_intr : (const void *)h,
+		     (size_t)smp->regs_intr_nr * 8));
+	check(within(h, h->size, smp->stack_user ? (const void *)smp->stack_user : (const void *)h,
+		     (size_t)smp->stack_user_size) &&
+	      smp->stack_user_dyn_size <= smp->stack_user_size);
 }
 
 /* The general decoder on an exact-size copy must agree with what was
@@ -268,10 +312,12 @@ static void check_sample(struct fz *f, size_t j, const struct perfring_sample *s
 	check(within(h, h->size, smp->callchain ? (const void *)smp->callchain : (const void *)h,
 		     (size_t)smp->callchain_nr * 8));
 	check(within(h, h->size, smp->raw ? smp->raw : (const void *)h, smp->raw_size));
+	check_profile_within(h, smp);
 	if (!(copy = malloc(h->size)))
 		abort();
 	memcpy(copy, h, h->size);
 	pr_layout_init(&l, f->st);
+	pr_layout_profile(&l, &f->attr);
 	l.shape = PR_SHAPE_ANY;
 	check(pr_decode_sample_fast(copy, &l, &ref) == 0);
 	same_sample(smp, &ref);
@@ -444,6 +490,7 @@ struct fz_build {
 	size_t cap, len;
 	size_t ring;
 	uint64_t st, time;
+	const struct perf_event_attr *attr;
 };
 
 static uint64_t sample_type_of(unsigned bits)
@@ -569,6 +616,32 @@ static size_t garbage(uint8_t *p, size_t cap, unsigned arg, uint16_t v)
 	return len;
 }
 
+static const uint64_t fz_read[9] = { 2, 5000, 4000, 10, 0, 0, 20, 0, 0 };
+static const struct perf_branch_entry fz_br[3] = { { .from = 1, .to = 2 }, { .from = 3 } };
+static const uint64_t fz_regs[8] = { 0x7ffd0000, 0x401000, 0x7ffd0040 };
+static const uint8_t fz_stack[64] = "user stack bytes";
+
+/* A sample of the ring's event with the profiler's parts its attr asks for;
+ * arg bit 7: as from a kernel thread (no user registers, no stack). */
+static size_t profile_sample(struct fz_build *bd, uint8_t *p, size_t cap,
+			     const struct synth_fields *sf, unsigned arg)
+{
+	bool kthread = arg & 0x80;
+	struct synth_prof pf = {
+		.read = fz_read, .read_words = 9, .br = fz_br, .br_nr = arg % 4, .hw_idx = arg,
+		.regs_user_abi = kthread ? 0 : PERF_SAMPLE_REGS_ABI_64, .regs_user = fz_regs,
+		.stack = fz_stack, .stack_size = kthread ? 0 : 64, .stack_dyn = arg % 64,
+		.weight = arg, .data_src = 0x1000 + arg, .transaction = arg,
+		.regs_intr_abi = PERF_SAMPLE_REGS_ABI_64, .regs_intr = fz_regs,
+		.phys_addr = 0x1000 * arg, .cgroup = 77, .data_page_size = 4096,
+		.code_page_size = 4096,
+	};
+
+	if (!(bd->st & PR_SAMPLE_PROFILE))
+		return synth_sample(p, cap, bd->st, sf);
+	return synth_sample_prof(p, cap, bd->attr, sf, &pf);
+}
+
 /* One 4-byte op: kind 0-2 a sample of the ring's event (the time moves by
  * v as an int16), 3 a sample of another id, 4-8 a kernel record, 9 a
  * garbage header, 10 byte arg at offset v of what is built so far, 11 time
@@ -584,7 +657,7 @@ static void build_op(struct fz_build *bd, const uint8_t *op)
 	if (kind <= 2) {
 		bd->time += (uint64_t)(int64_t)(int16_t)v;
 		sf = fields(bd, synth_event_id(bd->ring), arg);
-		len = synth_sample(p, cap, bd->st, &sf);
+		len = profile_sample(bd, p, cap, &sf, arg);
 	} else if (kind == 3) {
 		len = other_sample(bd, p, cap, arg, v);
 	} else if (kind <= 8) {
@@ -605,6 +678,7 @@ static size_t build(const struct fz *f, size_t j, const uint8_t *ops, size_t n, 
 {
 	struct fz_build bd = {
 		.buf = buf, .cap = cap, .ring = j, .st = f->st, .time = (uint64_t)1 << 20,
+		.attr = &f->attr,
 	};
 	size_t i;
 
@@ -696,7 +770,8 @@ static uint64_t key_of(const struct fz *f, size_t j, const struct perf_event_hea
 	if (!pr_record_identifier(h, &id))
 		return 0;
 	if (h->type == PERF_RECORD_SAMPLE)
-		return id == synth_event_id(j) && !pr_decode_sample(h, f->st, &smp) ? smp.time : 0;
+		return id == synth_event_id(j) && !pr_decode_sample_attr(h, &f->attr, &smp) ?
+		       smp.time : 0;
 	if (id == synth_event_id(j))
 		return pr_decode_record(h, f->st, &rec) ? 0 : rec.time;
 	if (id == synth_leader_id(j))
@@ -723,6 +798,28 @@ static bool ring_ordered(const struct fz *f, size_t j)
 	return true;
 }
 
+/* Byte 6's profiler sample types (bits 1-7), and the attr fields that size them. */
+static void profile_attr(struct perf_event_attr *a, unsigned bits)
+{
+	static const uint64_t map[7] = {
+		PERF_SAMPLE_READ, PERF_SAMPLE_BRANCH_STACK, PERF_SAMPLE_REGS_USER,
+		PERF_SAMPLE_STACK_USER, PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC,
+		PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_REGS_INTR,
+		PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |
+			PERF_SAMPLE_CODE_PAGE_SIZE,
+	};
+
+	for (unsigned i = 0; i < 7; i++)
+		if (bits & (1u << i))
+			a->sample_type |= map[i];
+	a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			 PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a->branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX;
+	a->sample_regs_user = 0x7;
+	a->sample_regs_intr = 0x3;
+	a->sample_stack_user = 64;
+}
+
 static bool setup(struct fz *f, const uint8_t *in, size_t n)
 {
 	struct perf_event_attr attr = { .type = PERF_TYPE_SOFTWARE, .sample_period = 1 };
@@ -734,10 +831,12 @@ static bool setup(struct fz *f, const uint8_t *in, size_t n)
 	f->stop_every = in[4];
 	f->batch = (in[7] & 1) ? 1 + (in[7] >> 1) : 0;
 	attr.sample_type = sample_type_of(in[2]);
+	profile_attr(&attr, in[6] >> 1);
 	if (synth_session_new(&f->b, k, size, &attr,
 				    (f->flags & FZ_NO_SAMPLE_CB) ? NULL : on_sample, f))
 		return false;
 	f->st = synth_session_sample_type(&f->b);
+	f->attr = *perfring_event_attr(f->b.ev);
 	if ((in[6] & 1) && f->b.s->merge->batch) {
 		struct pr_batch *bt = f->b.s->merge->batch;
 

@@ -268,6 +268,36 @@ static void seed_corrupt(void)
 	emit("07-corrupt-and-unknown-ids");
 }
 
+/* The profiler's types (byte 6, bits 1-7): every one of them, then each
+ * group alone; samples of a kernel thread (arg 0x80) among them, one cut by a
+ * patched length, records wrapping the ring end. */
+static void seed_profile(void)
+{
+	static const uint8_t steps[16] = { CPU_N(0, 3), PULL(1, 2), ALL, CPU(0), ALL, PULL(1, 0),
+					   ALL, ALL };
+	static const char *const names[7] = {
+		"15-profile-read-group", "15-profile-branches", "15-profile-regs-user",
+		"15-profile-stack-user", "15-profile-weight-data-src", "15-profile-txn-regs-intr",
+		"15-profile-phys-cgroup-pages",
+	};
+
+	for (int bit = -1; bit < 7; bit++) {
+		begin(2, 11, ST_IP | ST_CALLCHAIN | ST_RAW, FZ_DESC | FZ_AUTO_HEAD, steps);
+		sd.hdr[6] = bit < 0 ? 0xfe : (uint8_t)(2u << bit);
+		for (size_t r = 0; r < 2; r++) {
+			ring_pos(r, (uint32_t)(sd.size - 200 - 96 * r), 0);
+			for (uint8_t arg = 0; arg < 12; arg++) {
+				op(r, OP_SAMPLE, (uint8_t)(arg * 0x13 | (arg % 4 == 3 ? 0x80 : 0)), 9);
+				if (arg == 6)
+					op(r, OP_MMAP2, 2, 0);
+			}
+			op(r, OP_PATCH, 0xff, (uint16_t)(300 + 40 * r));
+			op(r, OP_SAMPLE, 1, 5);
+		}
+		emit(bit < 0 ? "15-profile-all-types" : names[bit]);
+	}
+}
+
 static void seed_no_callbacks(void)
 {
 	static const uint8_t steps[16] = { CPU(0), PULL(1, 0), ALL, CPU_N(2, 3), ALL, ALL, ALL,
@@ -493,6 +523,7 @@ int main(int argc, char **argv)
 	seed_kernel_records();
 	seed_pull();
 	seed_corrupt();
+	seed_profile();
 	seed_no_callbacks();
 	seed_wrap64();
 	seed_late();

@@ -27,7 +27,8 @@ cflags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recove
 # in a comment line "fuzz-sources: a.c b.c".
 sources_for() {
 	case $1 in
-	ring) echo tests/support/synth.c core/kernel/ring.c core/decode/record.c core/base/sys.c ;;
+	ring) echo tests/support/synth.c core/kernel/ring.c core/decode/record.c \
+		core/decode/profile.c core/base/sys.c ;;
 	tracefs) echo core/kernel/tracefs.c core/kernel/format.c core/decode/field.c \
 		core/base/err.c core/base/sys.c ;;
 	cpulist) echo core/kernel/cpulist.c core/base/sys.c ;;

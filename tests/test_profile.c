@@ -335,21 +335,29 @@ Test(profile, no_user_regs_and_no_stack)
 	free(h);
 }
 
-/* A sample without profiler bits leaves none of a reused struct's fields. */
+/* A sample without profiler bits, of the general layout or of a fixed shape
+ * (forced fields, tracepoint), leaves none of a reused struct's fields. */
 Test(profile, plain_sample_zeroes_profile_fields)
 {
-	struct perf_event_attr a = attr_of(PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD);
-	struct perfring_sample s;
-	uint8_t buf[256];
-	struct perf_event_header *h = exact(buf, synth_sample(buf, sizeof(buf), a.sample_type, &base));
+	static const uint64_t sts[] = { PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD, PR_SAMPLE_FORCED,
+					PR_SAMPLE_TRACEPOINT };
 	static const uint8_t zero[sizeof(struct perfring_sample)];
 	size_t off = offsetof(struct perfring_sample, read);
 
-	memset(&s, 0xa5, sizeof(s));
-	cr_assert_eq(pr_decode_sample_attr(h, &a, &s), 0);
-	cr_assert_eq(memcmp((const uint8_t *)&s + off, zero, sizeof(s) - off), 0);
-	cr_assert_eq(perfring_sample_read_value(&s, 0, &(struct perfring_read_value){ 0 }), -ENOENT);
-	free(h);
+	for (size_t i = 0; i < sizeof(sts) / sizeof(sts[0]); i++) {
+		struct perf_event_attr a = attr_of(sts[i]);
+		struct perfring_sample s;
+		uint8_t buf[256];
+		struct perf_event_header *h = exact(buf, synth_sample(buf, sizeof(buf), sts[i], &base));
+
+		memset(&s, 0xa5, sizeof(s));
+		cr_assert_eq(pr_decode_sample_attr(h, &a, &s), 0);
+		cr_assert_eq(memcmp((const uint8_t *)&s + off, zero, sizeof(s) - off), 0,
+			     "sample_type %#llx", (unsigned long long)sts[i]);
+		cr_assert_eq(perfring_sample_read_value(&s, 0, &(struct perfring_read_value){ 0 }),
+			     -ENOENT);
+		free(h);
+	}
 }
 
 /* --------------------------------------------------- in synthetic rings */

@@ -201,8 +201,10 @@ static inline int pr_decode_sample_fast(const struct perf_event_header *h,
 	out->callchain_nr = 0;
 	out->raw = NULL;
 	out->raw_size = 0;
-	if (l->shape != PR_SHAPE_ANY)
+	if (l->shape != PR_SHAPE_ANY) {
+		pr_profile_zero(out);
 		return pr_decode_shaped(h, (enum pr_shape)l->shape, out);
+	}
 	if (h->size < sizeof(*h) + l->fixed)
 		return -EBADMSG;
 	out->record = h;
