@@ -623,7 +623,7 @@ Test(hostile, bad_events)
 {
 	struct perfring_session *s = new_session(cpu0, 1);
 	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
-				     .sample_type = PERF_SAMPLE_REGS_USER };
+				     .sample_type = PERF_SAMPLE_AUX };
 
 	arm(s);
 	expect_err("unknown tracepoint", perfring_session_add_tracepoint(s, "syscalls",
@@ -644,11 +644,11 @@ Test(hostile, bad_events)
 	expect_err("software kind 99", perfring_session_add_software(s, 99, 1, NULL), -EINVAL,
 		   s, "99");
 	arm(s);
-	expect_err("attr with REGS_USER", perfring_session_add_attr(s, &a, NULL), -EOPNOTSUPP, s,
-		   "REGS_USER");
+	expect_err("attr with AUX", perfring_session_add_attr(s, &a, NULL), -EOPNOTSUPP, s,
+		   "AUX");
 	arm(s);
-	expect_err("record mask 0x100", perfring_session_set_record_callback(s, 0x100, NULL,
-		   NULL), -EINVAL, s, "0x100");
+	expect_err("record mask 0x200", perfring_session_set_record_callback(s, 0x200, NULL,
+		   NULL), -EINVAL, s, "0x200");
 	perfring_session_free(s);
 	log_tried("bad_events", 0);
 }

@@ -255,6 +255,87 @@ static bool body_switch(struct cur *c, struct perfring_record *r)
 	return true;
 }
 
+static bool body_ksymbol(struct cur *c, struct perfring_record *r)
+{
+	uint16_t tf[2];
+
+	if (!take_u64(c, &r->u.ksymbol.addr) || !take(c, &r->u.ksymbol.len, 4) ||
+	    !take(c, tf, sizeof(tf)))
+		return false;
+	r->u.ksymbol.ksym_type = tf[0];
+	r->u.ksymbol.flags = tf[1];
+	return take_str(c, &r->u.ksymbol.name);
+}
+
+static bool body_bpf_event(struct cur *c, struct perfring_record *r)
+{
+	uint16_t tf[2];
+
+	if (!take(c, tf, sizeof(tf)) || !take(c, &r->u.bpf_event.id, 4) ||
+	    (size_t)(c->end - c->p) < 8)
+		return false;
+	r->u.bpf_event.type = tf[0];
+	r->u.bpf_event.flags = tf[1];
+	r->u.bpf_event.tag = c->p;
+	c->p += 8;
+	return true;
+}
+
+static bool body_namespaces(struct cur *c, struct perfring_record *r)
+{
+	uint64_t nr;
+
+	if (!take_u32x2(c, &r->u.namespaces.pid, &r->u.namespaces.tid) || !take_u64(c, &nr) ||
+	    nr > (size_t)(c->end - c->p) / sizeof(struct perf_ns_link_info))
+		return false;
+	r->u.namespaces.nr = nr;
+	r->u.namespaces.links = (const struct perf_ns_link_info *)c->p;
+	c->p += nr * sizeof(struct perf_ns_link_info);
+	return true;
+}
+
+static bool body_text_poke(struct cur *c, struct perfring_record *r)
+{
+	uint16_t len[2];
+
+	if (!take_u64(c, &r->u.text_poke.addr) || !take(c, len, sizeof(len)) ||
+	    (size_t)len[0] + len[1] > (size_t)(c->end - c->p))
+		return false;
+	r->u.text_poke.old_len = len[0];
+	r->u.text_poke.new_len = len[1];
+	r->u.text_poke.old_bytes = c->p;
+	r->u.text_poke.new_bytes = c->p + len[0];
+	c->p += len[0] + len[1];
+	return true;
+}
+
+static bool body_aux(struct cur *c, struct perfring_record *r)
+{
+	return take_u64(c, &r->u.aux.aux_offset) && take_u64(c, &r->u.aux.aux_size) &&
+	       take_u64(c, &r->u.aux.flags);
+}
+
+/* The records the profiler asks for, and AUX and ITRACE_START. */
+static bool decode_profile_body(struct cur *c, struct perfring_record *r)
+{
+	switch (r->type) {
+	case PERF_RECORD_KSYMBOL:
+		return body_ksymbol(c, r);
+	case PERF_RECORD_BPF_EVENT:
+		return body_bpf_event(c, r);
+	case PERF_RECORD_CGROUP:
+		return take_u64(c, &r->u.cgroup.id) && take_str(c, &r->u.cgroup.path);
+	case PERF_RECORD_NAMESPACES:
+		return body_namespaces(c, r);
+	case PERF_RECORD_TEXT_POKE:
+		return body_text_poke(c, r);
+	case PERF_RECORD_ITRACE_START:
+		return take_u32x2(c, &r->u.itrace_start.pid, &r->u.itrace_start.tid);
+	default:
+		return body_aux(c, r);
+	}
+}
+
 static bool decode_body(struct cur *c, struct perfring_record *r)
 {
 	switch (r->type) {
@@ -275,8 +356,11 @@ static bool decode_body(struct cur *c, struct perfring_record *r)
 	case PERF_RECORD_UNTHROTTLE:
 		return take_u64(c, &r->u.throttle.time) && take_u64(c, &r->u.throttle.id) &&
 		       take_u64(c, &r->u.throttle.stream_id);
-	default:
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
 		return body_switch(c, r);
+	default:
+		return decode_profile_body(c, r);
 	}
 }
 
@@ -287,6 +371,9 @@ static bool decodable(uint32_t type)
 	case PERF_RECORD_MMAP: case PERF_RECORD_MMAP2: case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES: case PERF_RECORD_THROTTLE: case PERF_RECORD_UNTHROTTLE:
 	case PERF_RECORD_SWITCH: case PERF_RECORD_SWITCH_CPU_WIDE:
+	case PERF_RECORD_KSYMBOL: case PERF_RECORD_BPF_EVENT: case PERF_RECORD_CGROUP:
+	case PERF_RECORD_NAMESPACES: case PERF_RECORD_TEXT_POKE: case PERF_RECORD_ITRACE_START:
+	case PERF_RECORD_AUX:
 		return true;
 	default:
 		return false;

@@ -148,6 +148,16 @@ static void overwrite_attr(const struct pr_plan *p, struct perf_event_attr *a)
 					 UINT32_MAX : (uint64_t)p->ring_pages * p->page_size);
 }
 
+/* The profiler's kernel records (PERFRING_REC_KSYMBOL and on). */
+static void leader_profile_records(uint32_t m, struct perf_event_attr *a)
+{
+	a->ksymbol = !!(m & PERFRING_REC_KSYMBOL);
+	a->bpf_event = !!(m & PERFRING_REC_BPF_EVENT);
+	a->cgroup = !!(m & PERFRING_REC_CGROUP);
+	a->namespaces = !!(m & PERFRING_REC_NAMESPACES);
+	a->text_poke = !!(m & PERFRING_REC_TEXT_POKE);
+}
+
 static void leader_attr(const struct pr_plan *p, struct perf_event_attr *a)
 {
 	uint32_t m = p->sink ? p->sink->mask : 0;
@@ -163,6 +173,7 @@ static void leader_attr(const struct pr_plan *p, struct perf_event_attr *a)
 	a->mmap = a->mmap2 = !!(m & PERFRING_REC_MMAP);
 	a->task = !!(m & PERFRING_REC_TASK);
 	a->context_switch = !!(m & PERFRING_REC_SWITCH);
+	leader_profile_records(m, a);
 	/* Every fd's read gives its drops (kernel/lost.c), this one's too. */
 	a->read_format = pr_lost_read_format();
 	/* The ring is created by this event, so its attr sets the watermark. */

@@ -167,12 +167,21 @@ enum perfring_record_mask {
 	PERFRING_REC_MMAP = 1u << 1,  /**< PERF_RECORD_MMAP2 (attr.mmap, mmap2) */
 	PERFRING_REC_TASK = 1u << 2,  /**< PERF_RECORD_FORK and EXIT (attr.task) */
 	PERFRING_REC_SWITCH = 1u << 3,/**< PERF_RECORD_SWITCH(_CPU_WIDE) (context_switch) */
-	PERFRING_REC_ALL = 0xfu,
+	PERFRING_REC_KSYMBOL = 1u << 4,   /**< PERF_RECORD_KSYMBOL (attr.ksymbol): kernel
+	                                       symbols coming and going (BPF, JIT) */
+	PERFRING_REC_BPF_EVENT = 1u << 5, /**< PERF_RECORD_BPF_EVENT (attr.bpf_event) */
+	PERFRING_REC_CGROUP = 1u << 6,    /**< PERF_RECORD_CGROUP (attr.cgroup): a cgroup's
+	                                       id and path, at its creation */
+	PERFRING_REC_NAMESPACES = 1u << 7,/**< PERF_RECORD_NAMESPACES (attr.namespaces) */
+	PERFRING_REC_TEXT_POKE = 1u << 8, /**< PERF_RECORD_TEXT_POKE (attr.text_poke) */
+	PERFRING_REC_ALL = 0x1ffu,
 };
 
 /** One decoded kernel record. `type` is the PERF_RECORD_* value; the union
  *  member matching it is filled. Strings point into the record (NUL-terminated,
- *  checked). Valid only during the callback. */
+ *  checked). Valid only during the callback. PERF_RECORD_ITRACE_START and
+ *  PERF_RECORD_AUX (of an event with an AUX area) need no mask bit: they are
+ *  decoded whenever they appear. */
 struct perfring_record {
 	uint32_t type;                 /**< PERF_RECORD_* */
 	uint16_t misc;                 /**< header misc bits */
@@ -203,6 +212,37 @@ struct perfring_record {
 			bool out, preempt;
 			uint32_t next_prev_pid, next_prev_tid;   /**< SWITCH_CPU_WIDE only */
 		} context_switch;
+		struct {
+			uint64_t addr;
+			uint32_t len;
+			uint16_t ksym_type;    /**< PERF_RECORD_KSYMBOL_TYPE_* */
+			uint16_t flags;        /**< PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER */
+			const char *name;
+		} ksymbol;                     /**< KSYMBOL */
+		struct {
+			uint16_t type;         /**< PERF_BPF_EVENT_PROG_LOAD or _UNLOAD */
+			uint16_t flags;
+			uint32_t id;           /**< the program's id (bpf(2)) */
+			const uint8_t *tag;    /**< its 8-byte tag (BPF_TAG_SIZE) */
+		} bpf_event;                   /**< BPF_EVENT */
+		struct {
+			uint64_t id;           /**< as PERF_SAMPLE_CGROUP gives it */
+			const char *path;      /**< below the cgroup v2 mount, "/" first */
+		} cgroup;                      /**< CGROUP */
+		struct {
+			uint32_t pid, tid;
+			uint64_t nr;           /**< entries in links */
+			const struct perf_ns_link_info *links; /**< dev and ino of each,
+			                            at NET_NS_INDEX .. CGROUP_NS_INDEX */
+		} namespaces;                  /**< NAMESPACES */
+		struct {
+			uint64_t addr;
+			uint16_t old_len, new_len;
+			const uint8_t *old_bytes, *new_bytes; /**< old_len, new_len bytes */
+		} text_poke;                   /**< TEXT_POKE */
+		struct { uint32_t pid, tid; } itrace_start; /**< ITRACE_START */
+		struct { uint64_t aux_offset, aux_size, flags; } aux; /**< AUX (flags:
+		                                    PERF_AUX_FLAG_*) */
 	} u;
 };
 
