@@ -5,6 +5,7 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <linux/bpf.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -205,4 +206,96 @@ Test(kernel_profile, group_read_of_cpu_clock_and_task_clock)
 	cr_assert_geq(g.samples, 20);
 	cr_assert_gt(g.last[0], 0);
 	cr_assert_gt(g.last[1], 0);
+}
+
+/* ---------------------------------------- KSYMBOL and BPF_EVENT records */
+
+#define PROG_NAME "prtest_ksym"
+
+/* A socket filter of two raw instructions, r0 = 0; exit. */
+static int prog_load(void)
+{
+	struct bpf_insn insns[2] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	a.insns = (uint64_t)(uintptr_t)insns;
+	a.insn_cnt = 2;
+	a.license = (uint64_t)(uintptr_t)"GPL";
+	memcpy(a.prog_name, PROG_NAME, sizeof(PROG_NAME));
+	return (int)syscall(SYS_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+}
+
+static int prog_info(int fd, struct bpf_prog_info *info)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	memset(info, 0, sizeof(*info));
+	a.info.bpf_fd = (uint32_t)fd;
+	a.info.info_len = sizeof(*info);
+	a.info.info = (uint64_t)(uintptr_t)info;
+	return (int)syscall(SYS_bpf, BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a));
+}
+
+struct bpf_seen {
+	struct bpf_prog_info info;
+	int load, unload, ksym_reg, ksym_unreg;
+	uint64_t ksym_addr;
+};
+
+static int on_bpf_record(const struct perfring_record *r, void *ctx)
+{
+	struct bpf_seen *b = ctx;
+
+	if (r->type == PERF_RECORD_BPF_EVENT && r->u.bpf_event.id == b->info.id &&
+	    !memcmp(r->u.bpf_event.tag, b->info.tag, BPF_TAG_SIZE)) {
+		b->load += r->u.bpf_event.type == PERF_BPF_EVENT_PROG_LOAD;
+		b->unload += r->u.bpf_event.type == PERF_BPF_EVENT_PROG_UNLOAD;
+	}
+	if (r->type == PERF_RECORD_KSYMBOL && strstr(r->u.ksymbol.name, "_" PROG_NAME) &&
+	    r->u.ksymbol.ksym_type == PERF_RECORD_KSYMBOL_TYPE_BPF) {
+		if (r->u.ksymbol.flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER) {
+			b->ksym_unreg += r->u.ksymbol.addr == b->ksym_addr;
+		} else {
+			b->ksym_reg++;
+			b->ksym_addr = r->u.ksymbol.addr;
+		}
+	}
+	return 0;
+}
+
+Test(kernel_profile, bpf_load_and_close_give_ksymbol_and_bpf_event)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 64 };
+	struct perfring_session *s;
+	struct bpf_seen b = { 0 };
+	uint64_t t0;
+	int fd;
+
+	KCHECK(perfring_session_new(&o, &s), NULL);
+	cr_assert_eq(perfring_session_set_record_callback(s, PERFRING_REC_KSYMBOL |
+							  PERFRING_REC_BPF_EVENT,
+							  on_bpf_record, &b), 0);
+	KCHECK(perfring_session_start(s), s);
+	fd = prog_load();
+	cr_assert_geq(fd, 0, "BPF_PROG_LOAD: %s", strerror(errno));
+	cr_assert_eq(prog_info(fd, &b.info), 0, "BPF_OBJ_GET_INFO_BY_FD: %s", strerror(errno));
+	close(fd);
+	t0 = kutil_now_ns();
+	do {
+		cr_assert_geq(perfring_session_parse_all(s), 0);
+		if (b.unload && b.ksym_unreg)
+			break;
+		usleep(10000);
+	} while (kutil_now_ns() - t0 < GIVE_UP_NS);
+	perfring_session_free(s);
+	cr_assert_eq(b.load, 1, "program %u: %d loads", b.info.id, b.load);
+	cr_assert_eq(b.unload, 1, "program %u: %d unloads", b.info.id, b.unload);
+	cr_assert_eq(b.ksym_reg, 1, "%d ksymbols named *_%s", b.ksym_reg, PROG_NAME);
+	cr_assert_eq(b.ksym_unreg, 1, "%d unregistered", b.ksym_unreg);
 }
