@@ -56,6 +56,13 @@ struct perfring_event {
 	size_t members;          /* events whose group it leads */
 };
 
+/* Whether the sink passes on a decoded record: all but a KSYMBOL that only
+ * came to carry CGROUP or NAMESPACES records (kernel/open.c). */
+static inline bool pr_sink_wants(const struct pr_sink *k, uint32_t type)
+{
+	return type != PERF_RECORD_KSYMBOL || (k->mask & PERFRING_REC_KSYMBOL);
+}
+
 /* Hands smp to ev's callback, if it has one. true: the callback asked to
  * stop. fn is read at each call: a callback may replace its own. */
 static inline bool pr_event_call(const struct perfring_event *ev,

@@ -1,6 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* The profiler's session-level calls: which event owns an id. */
+/* The profiler's session-level calls: which event owns an id, the cgroup
+ * a session is scoped to. */
 #include "session.h"
+#include "base/sys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 PERFRING_API struct perfring_event *perfring_session_event_of_id(const struct perfring_session *s,
 								 int cpu, uint64_t id)
@@ -12,4 +22,123 @@ PERFRING_API struct perfring_event *perfring_session_event_of_id(const struct pe
 		return NULL;
 	m = pr_cpu_find_id(&s->cpu[i], id);
 	return m ? m->ev : NULL;
+}
+
+/* ------------------------------------------------------ cgroup scope */
+
+/* perfring_session_new's sentences go to the thread's buffer (s is freed
+ * on failure), hence NULL for pr_err. */
+
+/* Holds the cgroup directory's fd until the session is freed. */
+struct cgroup_hold {
+	struct pr_attachment a;
+	int fd;
+};
+
+static void cgroup_release(struct pr_attachment *a)
+{
+	struct cgroup_hold *h = (struct cgroup_hold *)a;
+
+	close(h->fd);
+	free(h);
+}
+
+/* The cgroup2 mount point from /proc/self/mounts ("dev dir type ..."). */
+static int cgroup2_mount(struct pr_errbuf *e, char *dir, size_t len)
+{
+	char *text, *line, *save = NULL;
+	size_t n;
+	int err = pr_read_file("/proc/self/mounts", 1 << 20, &text, &n), found = 0;
+
+	if (err)
+		return pr_err(e, err, "opts.cgroup: reading /proc/self/mounts: %s",
+			      perfring_strerror(err));
+	for (line = strtok_r(text, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
+		char mdir[PATH_MAX], type[32];
+
+		if (sscanf(line, "%*s %4095s %31s", mdir, type) == 2 && !strcmp(type, "cgroup2") &&
+		    strlen(mdir) < len) {
+			strcpy(dir, mdir);
+			found = 1;
+		}
+	}
+	free(text);
+	return found ? 0 : pr_err(e, -ENODEV, "opts.cgroup: no cgroup v2 hierarchy is mounted "
+				  "(mount -t cgroup2 none /sys/fs/cgroup)");
+}
+
+static int cgroup_path(struct perfring_session *s, char *path, size_t len)
+{
+	const char *c = s->o.cgroup;
+	char mnt[PATH_MAX];
+	int err;
+
+	if (c[0] == '/') {
+		if (strlen(c) >= len)
+			return pr_err(NULL, -ENAMETOOLONG, "opts.cgroup: the path is too long");
+		strcpy(path, c);
+		return 0;
+	}
+	if ((err = cgroup2_mount(NULL, mnt, sizeof(mnt))))
+		return err;
+	if ((size_t)snprintf(path, len, "%s/%s", mnt, c) >= len)
+		return pr_err(NULL, -ENAMETOOLONG, "opts.cgroup: the path is too long");
+	return 0;
+}
+
+static int cgroup_open_err(struct perfring_session *s, const char *path, int err)
+{
+	return pr_err(NULL, -err, "opts.cgroup: opening %s: %s%s", path, perfring_strerror(-err),
+		      err == ENOENT ? "; make the cgroup first (mkdir under the cgroup v2 mount)" :
+		      err == EACCES || err == EPERM ? "; run as root, or be given the directory" :
+		      err == ENOTDIR ? "; it must be a cgroup directory" : "");
+}
+
+/* Only a cgroup v2 directory has cgroup.controllers. */
+static int cgroup_v2_check(struct perfring_session *s, const char *path)
+{
+	char f[PATH_MAX + 32];
+	int fd;
+
+	snprintf(f, sizeof(f), "%s/cgroup.controllers", path);
+	fd = pr_open(f, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno == ENOENT)
+		return pr_err(NULL, -EINVAL, "opts.cgroup: %s is not a cgroup v2 directory (it has "
+			      "no cgroup.controllers); cgroup v1 hierarchies are not supported",
+			      path);
+	return cgroup_open_err(s, f, errno);
+}
+
+int pr_session_cgroup(struct perfring_session *s)
+{
+	char path[PATH_MAX];
+	struct cgroup_hold *h;
+	int err, fd;
+
+	s->cgroup_fd = -1;
+	if (!s->o.cgroup)
+		return 0;
+	if (!s->o.cgroup[0])
+		return pr_err(NULL, -EINVAL, "opts.cgroup is empty: give a cgroup v2 directory");
+	if (s->o.pid)
+		return pr_err(NULL, -EINVAL, "opts.cgroup and opts.pid exclude each other: "
+			      "watch a cgroup or a process");
+	if ((err = cgroup_path(s, path, sizeof(path))))
+		return err;
+	fd = pr_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return cgroup_open_err(s, path, errno);
+	if ((err = cgroup_v2_check(s, path)) || !(h = pr_calloc(1, sizeof(*h)))) {
+		close(fd);
+		return err ? err : pr_err(NULL, -ENOMEM, "out of memory holding opts.cgroup");
+	}
+	h->a.release = cgroup_release;
+	h->fd = s->cgroup_fd = fd;
+	pr_attach(s, &h->a);
+	s->o.cgroup = NULL; /* the caller's string is not kept */
+	return 0;
 }

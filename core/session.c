@@ -53,6 +53,11 @@ PERFRING_API int perfring_session_new(const struct perfring_opts *opts,
 		free(s);
 		return err;
 	}
+	if ((err = pr_session_cgroup(s))) {
+		free(s->cpus);
+		free(s);
+		return err;
+	}
 	s->o.cpus = NULL;
 	s->o.cpu_cnt = s->ncpu;
 	s->reg.err = &s->err;
@@ -204,7 +209,7 @@ void pr_session_plan(const struct perfring_session *s, struct pr_plan *p)
 		.events = s->reg.events, .nevents = s->reg.nevents, .sink = &s->reg.sink,
 		.pid = s->o.pid, .ring_pages = s->o.ring_pages, .page_size = s->page_size,
 		.wakeup_watermark = s->o.wakeup_watermark, .wakeup_events = s->o.wakeup_events,
-		.enable_on_exec = s->o.enable_on_exec != 0,
+		.enable_on_exec = s->o.enable_on_exec != 0, .cgroup_fd = s->cgroup_fd,
 		.overwrite = s->o.overwrite != 0,
 	};
 }

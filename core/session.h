@@ -37,6 +37,7 @@ struct perfring_session {
 	struct pr_merge *merge;     /* time order over every CPU */
 	struct pr_attachment *attached;
 	int pidfd;                  /* pid mode: readable once the process exited; -1 */
+	int cgroup_fd;              /* opts.cgroup's directory (profile.c); -1 */
 	int depth;                  /* R7: parses in progress, from any thread */
 	bool closing;               /* R7: freed inside one of them: free at the last */
 	struct pr_errbuf err;
@@ -62,6 +63,10 @@ int pr_session_busy(struct perfring_session *s);
 
 /* Index of cpu in s->cpu, or -1. */
 int pr_cpu_index(const struct perfring_session *s, int cpu);
+
+/* Opens opts.cgroup's directory into s->cgroup_fd (-1 without one), held
+ * until s is freed; the sentence names the path. 0 or -errno. */
+int pr_session_cgroup(struct perfring_session *s);
 
 /* The session's opening plan (for pr_open_attr in tests). */
 void pr_session_plan(const struct perfring_session *s, struct pr_plan *p);

@@ -10,7 +10,10 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define CANARY 0x6b1d5ca1ab1e0ddull
@@ -298,4 +301,191 @@ Test(kernel_profile, bpf_load_and_close_give_ksymbol_and_bpf_event)
 	cr_assert_eq(b.unload, 1, "program %u: %d unloads", b.info.id, b.unload);
 	cr_assert_eq(b.ksym_reg, 1, "%d ksymbols named *_%s", b.ksym_reg, PROG_NAME);
 	cr_assert_eq(b.ksym_unreg, 1, "%d unregistered", b.ksym_unreg);
+}
+
+/* ------------------------------------------------------ cgroup scope */
+
+#define IN_CALLS 1000
+#define OUT_CALLS 700
+
+static struct {
+	char dir[512], rel[64];
+	struct kchild in, out;
+	bool made;
+} cg = { .in = { .pid = -1 }, .out = { .pid = -1 } };
+
+static int cgroup2_mount(char *dir, size_t len)
+{
+	char line[1024], mdir[512], type[64];
+	FILE *f = fopen("/proc/self/mounts", "r");
+	int found = 0;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %511s %63s", mdir, type) == 2 && !strcmp(type, "cgroup2") &&
+		    strlen(mdir) < len) {
+			strcpy(dir, mdir);
+			found = 1;
+		}
+	if (f)
+		fclose(f);
+	return found ? 0 : -ENOENT;
+}
+
+static void reap(struct kchild *c)
+{
+	if (c->pid <= 0)
+		return;
+	kill(c->pid, SIGKILL);
+	waitpid(c->pid, NULL, 0);
+	c->pid = -1;
+}
+
+/* Runs after the test whatever its outcome: no child, no cgroup left. */
+static void cg_cleanup(void)
+{
+	reap(&cg.in);
+	reap(&cg.out);
+	if (cg.made && rmdir(cg.dir) == 0)
+		cg.made = false;
+}
+
+static int getpid_calls(void *arg)
+{
+	kutil_getpid_n((long)(intptr_t)arg);
+	return 0;
+}
+
+static int move_into(const char *dir, pid_t pid)
+{
+	char f[600];
+	FILE *fp;
+	int ok;
+
+	snprintf(f, sizeof(f), "%s/cgroup.procs", dir);
+	if (!(fp = fopen(f, "w")))
+		return -errno;
+	ok = fprintf(fp, "%d\n", (int)pid) > 0;
+	return fclose(fp) == 0 && ok ? 0 : -EIO;
+}
+
+static long tracepoint_id(const char *sys, const char *name)
+{
+	char f[256];
+	long id = -1;
+	FILE *fp;
+
+	snprintf(f, sizeof(f), "/sys/kernel/tracing/events/%s/%s/id", sys, name);
+	if ((fp = fopen(f, "r"))) {
+		if (fscanf(fp, "%ld", &id) != 1)
+			id = -1;
+		fclose(fp);
+	}
+	return id;
+}
+
+struct cg_seen {
+	pid_t in, out;
+	int in_n, out_n, bad_id;
+	uint64_t want_id, rec_id;
+	char rec_path[80];
+};
+
+static int on_cg_sample(const struct perfring_sample *s, void *ctx)
+{
+	struct cg_seen *c = ctx;
+
+	if ((pid_t)s->pid == c->in) {
+		c->in_n++;
+		c->bad_id += s->cgroup != c->want_id;
+	} else if ((pid_t)s->pid == c->out) {
+		c->out_n++;
+	}
+	return 0;
+}
+
+static int on_cg_record(const struct perfring_record *r, void *ctx)
+{
+	struct cg_seen *c = ctx;
+
+	if (r->type == PERF_RECORD_CGROUP && !strcmp(r->u.cgroup.path, c->rec_path))
+		c->rec_id = r->u.cgroup.id;
+	return 0;
+}
+
+Test(kernel_profile, cgroup_scope_sees_only_its_tasks, .fini = cg_cleanup)
+{
+	struct perfring_opts wide = { .sz = sizeof(wide) };
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256 };
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .sample_period = 1,
+				     .sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_CGROUP };
+	struct perfring_session *s, *w;
+	struct perfring_event *ev;
+	struct cg_seen c = { 0 };
+	char mnt[256];
+	struct stat st;
+	long id = tracepoint_id("syscalls", "sys_enter_getpid");
+
+	cr_assert_gt(id, 0, "syscalls:sys_enter_getpid has no id in tracefs");
+	cr_assert_eq(cgroup2_mount(mnt, sizeof(mnt)), 0, "no cgroup v2 mount");
+	snprintf(cg.rel, sizeof(cg.rel), "prtest.%d", (int)getpid());
+	snprintf(cg.dir, sizeof(cg.dir), "%s/%s", mnt, cg.rel);
+	snprintf(c.rec_path, sizeof(c.rec_path), "/%s", cg.rel);
+	/* A session that is not scoped sees the cgroup made. */
+	KCHECK(perfring_session_new(&wide, &w), NULL);
+	cr_assert_eq(perfring_session_set_record_callback(w, PERFRING_REC_CGROUP, on_cg_record,
+							  &c), 0);
+	KCHECK(perfring_session_start(w), w);
+	cr_assert_eq(mkdir(cg.dir, 0755), 0, "mkdir %s: %s", cg.dir, strerror(errno));
+	cg.made = true;
+	cr_assert_eq(perfring_session_parse_all(w), 0);
+	perfring_session_free(w);
+	cr_assert_eq(stat(cg.dir, &st), 0);
+	c.want_id = st.st_ino;
+	cr_assert_eq(c.rec_id, c.want_id, "CGROUP record of %s: id %llu, the directory's inode %llu",
+		     c.rec_path, (unsigned long long)c.rec_id, (unsigned long long)c.want_id);
+
+	o.cgroup = cg.rel;
+	KCHECK(perfring_session_new(&o, &s), NULL);
+	a.config = (uint64_t)id;
+	cr_assert_eq(perfring_session_add_attr(s, &a, &ev), 0, "%s", perfring_session_last_error(s));
+	cr_assert_eq(perfring_event_set_callback(ev, on_cg_sample, &c), 0);
+	cr_assert_eq(kutil_child_start(&cg.in, getpid_calls, (void *)(intptr_t)IN_CALLS), 0);
+	cr_assert_eq(kutil_child_start(&cg.out, getpid_calls, (void *)(intptr_t)OUT_CALLS), 0);
+	c.in = cg.in.pid;
+	c.out = cg.out.pid;
+	cr_assert_eq(move_into(cg.dir, cg.in.pid), 0);
+	KCHECK(perfring_session_start(s), s);
+	kutil_child_go(&cg.in);
+	kutil_child_go(&cg.out);
+	cr_assert_eq(kutil_child_wait(&cg.in), 0);
+	cr_assert_eq(kutil_child_wait(&cg.out), 0);
+	cg.in.pid = cg.out.pid = -1;
+	cr_assert_geq(perfring_session_parse_all(s), 0);
+	perfring_session_free(s);
+	KCOUNT_EQ(c.in_n, IN_CALLS);
+	cr_assert_eq(c.out_n, 0, "%d samples of the process outside the cgroup", c.out_n);
+	cr_assert_eq(c.bad_id, 0, "%d samples with another cgroup id than %llu", c.bad_id,
+		     (unsigned long long)c.want_id);
+}
+
+Test(kernel_profile, cgroup_errors_name_the_path)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .cgroup = "prtest-no-such-cgroup.slice" };
+	struct perfring_session *s = NULL;
+
+	cr_assert_eq(perfring_session_new(&o, &s), -ENOENT);
+	cr_assert_null(s);
+	cr_assert_not_null(strstr(perfring_session_last_error(NULL), "prtest-no-such-cgroup.slice"),
+			   "%s", perfring_session_last_error(NULL));
+	o.cgroup = "/tmp";
+	cr_assert_eq(perfring_session_new(&o, &s), -EINVAL);
+	cr_assert_not_null(strstr(perfring_session_last_error(NULL), "/tmp is not a cgroup v2"),
+			   "%s", perfring_session_last_error(NULL));
+	o.cgroup = "/";
+	o.pid = getpid();
+	cr_assert_eq(perfring_session_new(&o, &s), -EINVAL);
+	cr_assert_not_null(strstr(perfring_session_last_error(NULL), "opts.pid"));
+	o.pid = 0;
+	o.cgroup = "";
+	cr_assert_eq(perfring_session_new(&o, &s), -EINVAL);
 }

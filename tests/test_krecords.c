@@ -411,3 +411,28 @@ Test(krecords, cut_records_in_a_ring_are_corrupt_and_the_rest_delivered)
 	}
 	synth_session_free(&b);
 }
+
+/* KSYMBOL records reach the callback only when asked for: the leader asks
+ * the kernel for them to carry CGROUP and NAMESPACES records too. */
+Test(krecords, ksymbol_not_asked_for_is_dropped)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_DUMMY };
+	struct body ks = ksymbol_body("bpf_prog_x", 0), cgb = cgroup_body(9, "/a/b");
+	struct synth_session b;
+	struct synth_fields t = tr;
+	struct seen seen = { 0 };
+	uint8_t buf[512];
+	size_t len;
+
+	cr_assert_eq(synth_session_new(&b, 1, 1 << 12, &a, NULL, NULL), 0);
+	b.s->reg.sink = (struct pr_sink){ on_record, &seen, PERFRING_REC_CGROUP };
+	t.identifier = t.id = synth_leader_id(0);
+	len = synth_record(buf, sizeof(buf), PERF_RECORD_KSYMBOL, 0, ks.b, ks.n, PR_SAMPLE_FORCED, &t);
+	cr_assert_eq(synth_put(&b.rings[0], buf, len), 0);
+	len = synth_record(buf, sizeof(buf), PERF_RECORD_CGROUP, 0, cgb.b, cgb.n, PR_SAMPLE_FORCED, &t);
+	cr_assert_eq(synth_put(&b.rings[0], buf, len), 0);
+	cr_assert_eq(perfring_session_parse_all(b.s), 0);
+	cr_assert_eq(seen.n[PERF_RECORD_KSYMBOL], 0);
+	cr_assert_eq(seen.n[PERF_RECORD_CGROUP], 1);
+	synth_session_free(&b);
+}

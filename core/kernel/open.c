@@ -78,6 +78,8 @@ static int list_threads(struct opening *o)
 	struct dirent *d;
 	DIR *dir;
 
+	if (o->p->cgroup_fd >= 0)
+		return add_tid(o, o->p->cgroup_fd);
 	if (pid <= 0)
 		return add_tid(o, -1);
 	if ((err = add_tid(o, pid)))
@@ -148,10 +150,13 @@ static void overwrite_attr(const struct pr_plan *p, struct perf_event_attr *a)
 					 UINT32_MAX : (uint64_t)p->ring_pages * p->page_size);
 }
 
-/* The profiler's kernel records (PERFRING_REC_KSYMBOL and on). */
+/* The profiler's kernel records (PERFRING_REC_KSYMBOL and on). The kernel
+ * writes CGROUP and NAMESPACES records only into side-band events, which
+ * attr.cgroup and attr.namespaces alone do not make (is_sb_event), so
+ * ksymbol comes with them; the sink drops the KSYMBOL records not asked for. */
 static void leader_profile_records(uint32_t m, struct perf_event_attr *a)
 {
-	a->ksymbol = !!(m & PERFRING_REC_KSYMBOL);
+	a->ksymbol = !!(m & (PERFRING_REC_KSYMBOL | PERFRING_REC_CGROUP | PERFRING_REC_NAMESPACES));
 	a->bpf_event = !!(m & PERFRING_REC_BPF_EVENT);
 	a->cgroup = !!(m & PERFRING_REC_CGROUP);
 	a->namespaces = !!(m & PERFRING_REC_NAMESPACES);
@@ -198,7 +203,8 @@ static int open_grouped(struct opening *o, struct perf_event_attr *a,
 			const struct perf_event_attr *named, const char *what, pid_t tid, int cpu,
 			int group_fd, int *fd)
 {
-	*fd = pr_perf_event_open(a, tid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	*fd = pr_perf_event_open(a, tid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC |
+				 (o->p->cgroup_fd >= 0 ? PERF_FLAG_PID_CGROUP : 0));
 	if (*fd >= 0)
 		return 0;
 	if (o->p->pid > 0 && errno == ESRCH)

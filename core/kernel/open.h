@@ -16,6 +16,7 @@ struct pr_plan {
 	size_t page_size;
 	uint32_t wakeup_watermark, wakeup_events;
 	bool enable_on_exec;        /* the kernel enables every event at the next execve */
+	int cgroup_fd;              /* >= 0: a cgroup directory (PERF_FLAG_PID_CGROUP) */
 	bool overwrite;             /* rings written backward, mapped read-only */
 };
 

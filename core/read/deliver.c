@@ -88,7 +88,7 @@ static int decode_other(struct pr_cpu *c, const struct perf_event_header *h,
 		return 0;
 	}
 	count_lost(c, rec);
-	return PERFRING_NEXT_RECORD;
+	return pr_sink_wants(c->sink, rec->type) ? PERFRING_NEXT_RECORD : 0;
 }
 
 int pr_decode(struct pr_cpu *c, const struct perf_event_header *h, struct perfring_sample *smp,

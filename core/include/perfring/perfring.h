@@ -74,6 +74,17 @@ struct perfring_opts {
 	uint32_t enable_on_exec;   /**< non-zero (needs pid > 0): every event counts from
 	                                the process's next execve (attr.enable_on_exec),
 	                                as `perf stat -- COMMAND` does, not from start */
+	const char *cgroup;        /**< NULL = off; else a cgroup v2 directory, absolute
+	                                (/sys/fs/cgroup/my.slice) or relative to the
+	                                cgroup2 mount (my.slice): every event, and the
+	                                CPU's tracking records, is opened per CPU with
+	                                PERF_FLAG_PID_CGROUP on that directory, so only
+	                                tasks in it and its descendants are seen.
+	                                Not with pid (-EINVAL). Opened (and checked)
+	                                by perfring_session_new: -ENOENT for a missing
+	                                directory, -EINVAL for one outside cgroup v2,
+	                                -EACCES; the sentence names the path. The
+	                                session holds it open until freed */
 	uint32_t overwrite;        /**< non-zero: a flight recorder. Every ring is
 	                                written backward (attr.write_backward on each
 	                                leader and every event redirected into it) and
