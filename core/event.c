@@ -30,6 +30,7 @@ static void event_free(struct perfring_event *ev)
 	if (!ev)
 		return;
 	free(ev->filter);
+	free(ev->uprobe_path);
 	pr_format_free(&ev->fmt);
 	if (ev->kind == PR_EV_BPF) {
 		close(ev->bpf.fd);
@@ -322,6 +323,69 @@ int pr_add_event(struct pr_registry *r, enum pr_ev_kind kind, const struct perf_
 		return -ENOMEM;
 	snprintf(ev->name, sizeof(ev->name), "%s", name);
 	ev->bpf.fd = -1;
+	return register_event(r, ev, out);
+}
+
+#define UPROBE_PMU "/sys/bus/event_source/devices/uprobe"
+
+/* A number from a sysfs file of the uprobe PMU: its type, or the first bit
+ * of a format field ("config:0"). */
+static int uprobe_pmu_value(struct pr_errbuf *e, const char *file, const char *skip,
+			    unsigned long *v)
+{
+	char path[128], *text, *end;
+	size_t len;
+	int err;
+
+	snprintf(path, sizeof(path), UPROBE_PMU "/%s", file);
+	if ((err = pr_read_file(path, 256, &text, &len)))
+		return pr_err(e, err == -ENOENT ? -ENODEV : err, "add_uprobe: reading %s: %s%s",
+			      path, perfring_strerror(err),
+			      err == -ENOENT ? "; this kernel has no uprobe PMU "
+			      "(CONFIG_UPROBE_EVENTS, Linux 4.17+)" : "");
+	errno = 0;
+	*v = strncmp(text, skip, strlen(skip)) ? ULONG_MAX :
+	     strtoul(text + strlen(skip), &end, 10);
+	err = *v == ULONG_MAX || errno || end == text + strlen(skip);
+	free(text);
+	return err ? pr_err(e, -EINVAL, "add_uprobe: %s does not hold what the uprobe PMU "
+			    "should", path) : 0;
+}
+
+int pr_add_uprobe(struct pr_registry *r, const char *path, uint64_t offset, bool retprobe,
+		  struct perfring_event **out)
+{
+	struct perf_event_attr a = { 0 };
+	struct perfring_event *ev;
+	unsigned long type, bit = 0;
+	int err = check_addable(r);
+
+	if (err)
+		return err;
+	if (!path || !path[0])
+		return pr_err(r->err, -EINVAL, "add_uprobe: give the path of an ELF file");
+	if (access(path, R_OK) < 0)
+		return pr_err(r->err, -errno, "add_uprobe: %s: %s", path, perfring_strerror(-errno));
+	if ((err = uprobe_pmu_value(r->err, "type", "", &type)) ||
+	    (retprobe && (err = uprobe_pmu_value(r->err, "format/retprobe", "config:", &bit))))
+		return err;
+	if (bit > 63)
+		return pr_err(r->err, -EINVAL, "add_uprobe: retprobe bit %lu", bit);
+	a.type = (uint32_t)type;
+	a.config = retprobe ? 1ull << bit : 0;
+	a.config2 = offset;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP;
+	if (!(ev = event_alloc(r, PR_EV_ATTR, &a)))
+		return -ENOMEM;
+	if (!(ev->uprobe_path = pr_strdup(path))) {
+		event_free(ev);
+		return pr_err(r->err, -ENOMEM, "out of memory adding a uprobe");
+	}
+	/* The kernel reads the path at perf_event_open: the event owns it. */
+	ev->attr.config1 = (uint64_t)(uintptr_t)ev->uprobe_path;
+	snprintf(ev->name, sizeof(ev->name), "uprobe:%.120s+%#llx%s", path,
+		 (unsigned long long)offset, retprobe ? "%return" : "");
 	return register_event(r, ev, out);
 }
 

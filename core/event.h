@@ -53,6 +53,7 @@ struct perfring_event {
 	struct pr_tp_format fmt; /* tracepoints only */
 	struct pr_bpf_map bpf;   /* PR_EV_BPF only */
 	struct perfring_event *group; /* its group's leader (perfring_event_set_group) */
+	char *uprobe_path;       /* uprobes: attr.config1 points at it */
 	size_t members;          /* events whose group it leads */
 };
 
@@ -96,6 +97,8 @@ int pr_add_attr(struct pr_registry *r, const struct perf_event_attr *attr,
  * the kind's own parts are the caller's to fill in *out. */
 int pr_add_event(struct pr_registry *r, enum pr_ev_kind kind, const struct perf_event_attr *attr,
 		 const char *name, struct perfring_event **out);
+int pr_add_uprobe(struct pr_registry *r, const char *path, uint64_t offset, bool retprobe,
+		  struct perfring_event **out);
 int pr_set_record_callback(struct pr_registry *r, uint32_t mask, perfring_record_fn fn,
 			   void *ctx);
 

@@ -9,6 +9,7 @@ core_libperfring_core_la_SOURCES = \
 	core/base/sys.c core/base/sys.h core/base/err.c core/base/err.h \
 	core/base/text.h core/base/clock.h \
 	core/decode/record.c core/decode/record.h core/decode/field.c core/decode/profile.c \
+	core/decode/elf.c core/decode/elf.h \
 	core/kernel/ring.c core/kernel/ring.h core/kernel/cpulist.c core/kernel/cpulist.h \
 	core/kernel/tracefs.c core/kernel/tracefs.h core/kernel/format.c \
 	core/kernel/bpfmap.c core/kernel/bpfmap.h \

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* The profiler's session-level calls: which event owns an id, the cgroup
- * a session is scoped to. */
+ * a session is scoped to, uprobes by path and ELF symbol. */
 #include "session.h"
 #include "base/sys.h"
+#include "decode/elf.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 PERFRING_API struct perfring_event *perfring_session_event_of_id(const struct perfring_session *s,
@@ -140,5 +144,66 @@ int pr_session_cgroup(struct perfring_session *s)
 	h->fd = s->cgroup_fd = fd;
 	pr_attach(s, &h->a);
 	s->o.cgroup = NULL; /* the caller's string is not kept */
+	return 0;
+}
+
+/* ------------------------------------------------------------ uprobes */
+
+PERFRING_API int perfring_session_add_uprobe(struct perfring_session *s, const char *path,
+					     uint64_t offset, bool retprobe,
+					     struct perfring_event **out)
+{
+	return s ? pr_add_uprobe(&s->reg, path, offset, retprobe, out) : pr_null(NULL, __func__, "s");
+}
+
+/* The largest file looked into: the symbol tables of bigger ones are not
+ * worth mapping whole. */
+#define ELF_MAX (1ull << 32)
+
+static int map_file(const char *path, const uint8_t **data, size_t *len)
+{
+	struct stat st;
+	void *m;
+	int fd = pr_open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return pr_err(NULL, -errno, "uprobe_offset: opening %s: %s", path,
+			      perfring_strerror(-errno));
+	if (fstat(fd, &st) < 0)
+		err = pr_err(NULL, -errno, "uprobe_offset: fstat %s: %s", path,
+			     perfring_strerror(-errno));
+	else if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr) ||
+		 (uint64_t)st.st_size > ELF_MAX)
+		err = pr_err(NULL, -ENOEXEC, "uprobe_offset: %s is not an ELF file of a size "
+			     "that can be read (%lld bytes)", path, (long long)st.st_size);
+	else if ((m = pr_mmap((size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd)) == MAP_FAILED)
+		err = pr_err(NULL, -errno, "uprobe_offset: mmap %s: %s", path,
+			     perfring_strerror(-errno));
+	else {
+		*data = m;
+		*len = (size_t)st.st_size;
+	}
+	close(fd);
+	return err;
+}
+
+PERFRING_API int perfring_uprobe_offset(const char *path, const char *symbol, uint64_t *offset)
+{
+	const uint8_t *data = NULL;
+	size_t len = 0;
+	int err;
+
+	if (!path || !symbol || !offset)
+		return pr_null(NULL, __func__, !path ? "path" : !symbol ? "symbol" : "offset");
+	if ((err = map_file(path, &data, &len)))
+		return err;
+	err = pr_elf_symbol_offset(data, len, symbol, offset);
+	munmap((void *)data, len);
+	if (err == -ENOEXEC)
+		return pr_err(NULL, err, "uprobe_offset: %s is not a well-formed 64-bit ELF file "
+			      "of this machine's byte order", path);
+	if (err)
+		return pr_err(NULL, err, "uprobe_offset: %s defines no symbol %s in .symtab or "
+			      ".dynsym (or it lies in no loaded segment)", path, symbol);
 	return 0;
 }

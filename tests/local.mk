@@ -36,7 +36,7 @@ tests_libkutil_la_CFLAGS = $(TEST_CFLAGS)
 
 UNIT_TESTS = tests/test_ring tests/test_record tests/test_cpulist tests/test_tracefs \
 	tests/test_field tests/test_merge tests/test_merged tests/test_batch tests/test_drain \
-	tests/test_pull tests/test_opts tests/test_profile tests/test_krecords
+	tests/test_pull tests/test_opts tests/test_profile tests/test_krecords tests/test_elf
 KERNEL_TESTS = tests/test_kernel_session tests/test_kernel_wakeup tests/test_kernel_level2 \
 	tests/test_kernel_profile
 check_PROGRAMS += $(UNIT_TESTS) $(KERNEL_TESTS)
@@ -58,6 +58,9 @@ tests_test_krecords_SOURCES = tests/test_krecords.c
 tests_test_krecords_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 tests_test_krecords_CFLAGS = $(TEST_CFLAGS)
 tests_test_krecords_LDADD = tests/libprtest.la $(TEST_LDADD)
+tests_test_elf_SOURCES = tests/test_elf.c
+tests_test_elf_CFLAGS = $(TEST_CFLAGS)
+tests_test_elf_LDADD = $(TEST_LDADD)
 tests_test_cpulist_SOURCES = tests/test_cpulist.c
 tests_test_cpulist_CFLAGS = $(TEST_CFLAGS)
 tests_test_cpulist_LDADD = $(TEST_LDADD)
@@ -90,6 +93,10 @@ tests_test_pull_LDADD = tests/libprtest.la $(TEST_LDADD)
 tests_test_opts_SOURCES = tests/test_opts.c
 tests_test_opts_CFLAGS = $(TEST_CFLAGS)
 tests_test_opts_LDADD = tests/libkutil.la $(TEST_LDADD)
+# A uprobe target with a function called exactly N times (kernel_profile).
+check_PROGRAMS += tests/uprobe_target
+tests_uprobe_target_SOURCES = tests/uprobe_target.c
+tests_uprobe_target_CFLAGS = $(AM_CFLAGS)
 tests_test_kernel_profile_SOURCES = tests/test_kernel_profile.c
 tests_test_kernel_profile_CFLAGS = $(TEST_CFLAGS)
 tests_test_kernel_profile_LDADD = tests/libkutil.la $(TEST_LDADD)

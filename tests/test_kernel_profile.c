@@ -5,6 +5,8 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <linux/bpf.h>
 #include <pthread.h>
 #include <sched.h>
@@ -488,4 +490,93 @@ Test(kernel_profile, cgroup_errors_name_the_path)
 	o.pid = 0;
 	o.cgroup = "";
 	cr_assert_eq(perfring_session_new(&o, &s), -EINVAL);
+}
+
+/* ------------------------------------------------------------ uprobes */
+
+#define UPROBE_CALLS 777
+
+struct up_seen {
+	pid_t pid;
+	struct perfring_event *entry, *ret;
+	int entries, returns;
+	uint64_t entry_ip_min, entry_ip_max;
+};
+
+static int on_uprobe(const struct perfring_sample *s, void *ctx)
+{
+	struct up_seen *u = ctx;
+
+	if ((pid_t)s->pid != u->pid)
+		return 0;
+	if (s->event == u->entry)
+		u->entries++;
+	else if (s->event == u->ret)
+		u->returns++;
+	return 0;
+}
+
+/* The lines of uprobe_events naming path (tracefs is not written: none). */
+static int uprobe_events_naming(const char *path)
+{
+	char line[1024];
+	FILE *f = fopen("/sys/kernel/tracing/uprobe_events", "r");
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		n += strstr(line, path) != NULL;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static void target_path(char *path, size_t len)
+{
+	const char *top = getenv("top_builddir");
+	char rel[512];
+
+	snprintf(rel, sizeof(rel), "%s/tests/uprobe_target", top ? top : ".");
+	cr_assert_not_null(realpath(rel, path), "%s: %s", rel, strerror(errno));
+	(void)len;
+}
+
+Test(kernel_profile, uprobe_and_uretprobe_count_every_call)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256 };
+	struct perfring_session *s;
+	struct up_seen u = { 0 };
+	char path[PATH_MAX], n[16];
+	uint64_t off;
+	pid_t pid;
+	int status;
+
+	target_path(path, sizeof(path));
+	cr_assert_eq(perfring_uprobe_offset(path, "prtest_uprobe_fn", &off), 0, "%s",
+		     perfring_session_last_error(NULL));
+	cr_assert_eq(perfring_uprobe_offset(path, "prtest_no_such_fn", &off), -ENOENT);
+	cr_assert_eq(perfring_uprobe_offset(path, "prtest_uprobe_fn", &off), 0);
+	KCHECK(perfring_session_new(&o, &s), NULL);
+	cr_assert_eq(perfring_session_add_uprobe(s, path, off, false, &u.entry), 0, "%s",
+		     perfring_session_last_error(s));
+	cr_assert_eq(perfring_session_add_uprobe(s, path, off, true, &u.ret), 0, "%s",
+		     perfring_session_last_error(s));
+	cr_assert_eq(perfring_event_set_callback(u.entry, on_uprobe, &u), 0);
+	cr_assert_eq(perfring_event_set_callback(u.ret, on_uprobe, &u), 0);
+	KCHECK(perfring_session_start(s), s);
+	cr_assert_eq(uprobe_events_naming(path), 0);
+	snprintf(n, sizeof(n), "%d", UPROBE_CALLS);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		execl(path, path, n, (char *)NULL);
+		_exit(127);
+	}
+	u.pid = pid;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+	cr_assert_geq(perfring_session_parse_all(s), 0);
+	perfring_session_free(s);
+	cr_assert_eq(u.entries, UPROBE_CALLS);
+	cr_assert_eq(u.returns, UPROBE_CALLS);
+	cr_assert_eq(uprobe_events_naming(path), 0);
 }

@@ -463,6 +463,30 @@ PERFRING_API int perfring_event_set_group(struct perfring_event *member,
 PERFRING_API struct perfring_event *perfring_session_event_of_id(const struct perfring_session *s,
 								 int cpu, uint64_t id);
 
+/** Adds a uprobe on the ELF file `path` at file offset `offset` (see
+ *  perfring_uprobe_offset), or on the function's return with retprobe:
+ *  the `uprobe` PMU (its type and retprobe bit from
+ *  /sys/bus/event_source/devices/uprobe/), config1 = path, config2 =
+ *  offset. Nothing is written to tracefs, so nothing is left behind: the
+ *  probe lives as long as the session's fds. It fires in every process that
+ *  runs that code (on the watched CPUs, or in opts.pid / opts.cgroup); the
+ *  sample carries IDENTIFIER, IP, TID, TIME and CPU. Before start (-EBUSY
+ *  after). -EINVAL for an empty path, -errno when path is not readable,
+ *  -ENODEV without a uprobe PMU; a bad offset fails start with the
+ *  kernel's EINVAL. */
+PERFRING_API int perfring_session_add_uprobe(struct perfring_session *s, const char *path,
+					     uint64_t offset, bool retprobe,
+					     struct perfring_event **out);
+
+/** The file offset of defined symbol `symbol` in ELF file `path`, for
+ *  perfring_session_add_uprobe: read from .symtab, else .dynsym, by the
+ *  library itself (bounds-checked against hostile files, fuzzed), its
+ *  address mapped through the PT_LOAD segment holding it. 0; -ENOENT for
+ *  no such symbol (or file), -ENOEXEC for a file that is not a 64-bit ELF
+ *  of this machine's byte order; the sentence (perfring_session_last_error
+ *  (NULL)) names the file and the symbol. */
+PERFRING_API int perfring_uprobe_offset(const char *path, const char *symbol, uint64_t *offset);
+
 /** Sets the sample callback of ev (fn NULL = samples are counted, not passed). */
 PERFRING_API int perfring_event_set_callback(struct perfring_event *ev, perfring_sample_fn fn,
 					     void *ctx);
