@@ -24,6 +24,7 @@ static const char usage_text[] =
 "                      [--by SYSTEM:NAME:FIELD]... [--top N] [--max-series N]\n"
 "                      [--json [--dump] | --print] [--listen ADDR:PORT]\n"
 "                      [--bpf-map PIN_PATH]...\n"
+"                      [-u PATH:SYMBOL[%return]]... [--cgroup PATH] [--profile HZ]\n"
 "       perfring-watch --overwrite [--snapshot-on SIGUSR2] [--snapshot-dir DIR] [--json]\n"
 "                      [-e ...] [-s ...] [-c CPUS] [-p PID | COMMAND] [--pages N] [-d S]\n"
 "\n"
@@ -45,9 +46,17 @@ static const char usage_text[] =
 "                                (bpftool map pin, bpf_obj_pin): this tool's\n"
 "                                rings take what another tool's BPF program\n"
 "                                writes with bpf_perf_event_output; repeatable\n"
+"  -u, --uprobe PATH:SYMBOL[%return]  a uprobe on the ELF file's function (its\n"
+"                                entry, or its return with %return), through the\n"
+"                                uprobe PMU: nothing is written to tracefs\n"
+"      --profile HZ              cpu-clock sampling at HZ with callchains; the view\n"
+"                                adds the top 10 user instruction pointers of\n"
+"                                each second as PATH+0xOFFSET (from MMAP2 records)\n"
 "What to watch:\n"
 "  -c, --cpus LIST               CPUs such as 0,2-3 (default: every online CPU)\n"
 "  -p, --pid PID                 only process PID (ends when it exits)\n"
+"      --cgroup PATH             only tasks in this cgroup v2 directory (absolute,\n"
+"                                or relative to the cgroup2 mount) and below\n"
 "  [--] COMMAND [ARGS...]        run COMMAND, watch only it and its children,\n"
 "                                exit with its status\n"
 "Delivery:\n"
@@ -92,6 +101,8 @@ static const char usage_text[] =
 "  perfring-watch --by syscalls:sys_enter_openat:filename -- make -j2\n"
 "  perfring-watch -e signal:signal_generate --filter 'sig == 9' --print\n"
 "  perfring-watch --by raw_syscalls:sys_enter:id --top 5 -d 10 --json\n"
+"  perfring-watch --profile 999 -d 10 -- ./my-program\n"
+"  perfring-watch -u /usr/lib/x86_64-linux-gnu/libc.so.6:malloc -p 1234\n"
 "\n"
 "Exit status: 0 on success, 1 when perf or the loop fails, 2 for bad arguments;\n"
 "with COMMAND, its exit status (128+N if signal N ended it).\n"
@@ -162,7 +173,8 @@ static const char *const loop_names[] = {
 
 enum { OPT_LOOP = 256, OPT_WATERMARK, OPT_WAKEUP_EVENTS, OPT_FLUSH_MS, OPT_BUDGET, OPT_PAGES,
        OPT_JSON, OPT_BY, OPT_TOP, OPT_MAX_SERIES, OPT_PRINT, OPT_FILTER, OPT_LISTEN,
-       OPT_BPF_MAP, OPT_DUMP, OPT_OVERWRITE, OPT_SNAPSHOT_ON, OPT_SNAPSHOT_DIR };
+       OPT_BPF_MAP, OPT_DUMP, OPT_OVERWRITE, OPT_SNAPSHOT_ON, OPT_SNAPSHOT_DIR, OPT_CGROUP,
+       OPT_PROFILE };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -188,6 +200,9 @@ static const struct option long_opts[] = {
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 	{ "snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON },
 	{ "snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR },
+	{ "uprobe", required_argument, NULL, 'u' },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -370,6 +385,19 @@ static int parse_pid(struct watch_args *a, const char *str)
 	return 0;
 }
 
+/* PATH:SYMBOL or PATH:SYMBOL%return; the path may itself hold a ':'. */
+static int parse_uprobe(struct watch_args *a, const char *str)
+{
+	const char *colon = strrchr(str, ':');
+
+	if (!colon || colon == str || !colon[1] || !strcmp(colon + 1, "%return"))
+		return bad("-u %s: expected PATH:SYMBOL or PATH:SYMBOL%%return", str);
+	if (a->uprobe_cnt == WATCH_MAX_EVENTS)
+		return bad("at most %d -u options", WATCH_MAX_EVENTS);
+	a->uprobe[a->uprobe_cnt++] = str;
+	return 0;
+}
+
 static int parse_by(struct watch_args *a, const char *str)
 {
 	struct fieldcount fc;
@@ -502,6 +530,13 @@ static int parse_one(struct watch_args *a, int opt, const char *arg)
 	case OPT_OVERWRITE: a->overwrite = true; return 0;
 	case OPT_SNAPSHOT_ON: return parse_snapshot_sig(a, arg);
 	case OPT_SNAPSHOT_DIR: a->snapshot_dir = arg; return 0;
+	case 'u': return parse_uprobe(a, arg);
+	case OPT_CGROUP:
+		if (!*arg)
+			return bad("--cgroup: expected a cgroup directory");
+		a->cgroup = arg;
+		return 0;
+	case OPT_PROFILE: return parse_count("--profile", arg, 100000, &a->profile_hz);
 	case 'h':
 		if (a->prog == WATCH_PROG_EXPORTER)
 			fputs(exporter_usage_text, stdout);
@@ -565,13 +600,17 @@ static int finish_args(struct watch_args *a, int argc, char **argv)
 		a->command = argv + optind;
 	if (a->command && a->pid)
 		return bad("-p and a COMMAND exclude each other");
+	if (a->cgroup && (a->command || a->pid))
+		return bad("--cgroup excludes -p and a COMMAND");
+	if (a->profile_hz && a->print)
+		return bad("--profile and --print exclude each other (one owns the output)");
 	if (!a->watermark_set && !a->wakeup_events)
 		a->watermark = 4096;
 	if ((err = add_by_events(a)) || (err = check_prog(a)) || (err = check_overwrite(a)))
 		return err;
 	if (!a->max_series)
 		a->max_series = FC_DEFAULT_MAX_SERIES;
-	if (!a->tp_cnt && !a->sw_cnt && !a->bpf_cnt)
+	if (!a->tp_cnt && !a->sw_cnt && !a->bpf_cnt && !a->uprobe_cnt && !a->profile_hz)
 		a->tp[a->tp_cnt++] = "sched:sched_switch";
 	return 0;
 }
@@ -589,7 +628,7 @@ int watch_args_parse_as(struct watch_args *a, enum watch_prog prog, int argc, ch
 	cur_prog = prog;
 	opterr = 0;
 	/* '+': the first non-option starts COMMAND, so its own options stay its. */
-	while ((opt = getopt_long(argc, argv, "+e:s:c:p:d:hV", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:s:c:p:d:u:hV", long_opts, NULL)) != -1) {
 		if (opt == '?' || opt == ':') {
 			if (optopt && optopt < 256)
 				return bad("-%c: unknown option or missing argument", optopt);

@@ -248,5 +248,6 @@ int watch_finish(struct watch *w)
 	perfring_session_free(w->s);
 	w->s = NULL;
 	watch_cpus_free(w);
+	watch_profile_close(w);
 	return code;
 }

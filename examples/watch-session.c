@@ -26,6 +26,7 @@ static void session_opts(const struct watch *w, struct perfring_opts *o)
 		.wakeup_events = a->wakeup_events,
 		.enable_on_exec = w->child != 0,    /* count COMMAND from its exec, as perf stat */
 		.overwrite = a->overwrite,
+		.cgroup = a->cgroup,
 	};
 	if (a->overwrite)
 		return;
@@ -42,6 +43,7 @@ static void print_sentence(const char *s)
 		{ "opts.wakeup_watermark", "--watermark" }, { "opts.wakeup_events", "--wakeup-events" },
 		{ "opts.ring_pages", "--pages" }, { "opts.cpus", "-c" }, { "opts.pid", "-p" },
 		{ "opts.flush_ms", "--flush-ms" }, { "opts.poll_interval_ms", "--flush-ms" },
+		{ "opts.cgroup", "--cgroup" },
 	};
 	size_t n = sizeof(map) / sizeof(map[0]);
 
@@ -187,6 +189,58 @@ static int add_bpf_map(struct watch *w, const char *path)
 	return 0;
 }
 
+/* -u PATH:SYMBOL[%return]: the symbol's offset from the file's own tables. */
+static int add_uprobe(struct watch *w, const char *spec)
+{
+	const char *colon = strrchr(spec, ':'), *sym = colon + 1;
+	char path[4096], name[512];
+	size_t plen = (size_t)(colon - spec), slen = strlen(sym);
+	bool ret = slen > 7 && !strcmp(sym + slen - 7, "%return");
+	struct perfring_event *ev;
+	uint64_t off;
+	int err;
+
+	if (ret)
+		slen -= 7;
+	if (plen >= sizeof(path) || slen >= sizeof(name))
+		return fail(WATCH_EXIT_USAGE, "", "-u: path or symbol too long", -EINVAL);
+	memcpy(path, spec, plen);
+	path[plen] = '\0';
+	memcpy(name, sym, slen);
+	name[slen] = '\0';
+	if ((err = perfring_uprobe_offset(path, name, &off)))
+		return fail(WATCH_EXIT_USAGE, "-u: ", perfring_session_last_error(NULL), err);
+	err = perfring_session_add_uprobe(w->s, path, off, ret, &ev);
+	if (lacks_privilege(err))
+		return denied(w, NULL);
+	if (!err)
+		err = add_named(w, ev, NULL);
+	if (err)
+		return fail(WATCH_EXIT_FAIL, "-u: ", perfring_session_last_error(w->s), err);
+	return 0;
+}
+
+/* --profile HZ: cpu-clock at HZ with callchains, and the MMAP2 records
+ * that turn its user IPs into PATH+0xOFFSET. */
+static int add_profile(struct watch *w, bool user_only)
+{
+	struct perfring_software_opts so = {
+		.sz = sizeof(so), .freq = w->a.profile_hz, .callchain = 1,
+		.exclude_kernel = user_only,
+	};
+	struct perfring_event *ev;
+	struct watch_ev *e = NULL;
+	int err = perfring_session_add_software_opts(w->s, PERFRING_SW_CPU_CLOCK, &so, &ev);
+
+	if (!err)
+		err = add_named(w, ev, &e);
+	if (!err && (err = watch_profile_open(w)) == 0)
+		e->profile = true;
+	if (err)
+		return fail(WATCH_EXIT_FAIL, "--profile: ", perfring_session_last_error(w->s), err);
+	return 0;
+}
+
 /* Tracepoints cannot be user-only; the fallback watches the command's user
  * time and page faults instead. */
 static const struct watch_sw fallback_sw[] = {
@@ -212,6 +266,11 @@ static int add_events(struct watch *w, bool user_only)
 	for (size_t i = 0; i < a->bpf_cnt; i++)
 		if ((code = add_bpf_map(w, a->bpf_map[i])))
 			return code;
+	for (size_t i = 0; i < a->uprobe_cnt; i++)
+		if ((code = add_uprobe(w, a->uprobe[i])))
+			return code;
+	if (a->profile_hz && (code = add_profile(w, user_only)))
+		return code;
 	return 0;
 }
 
@@ -306,6 +365,7 @@ int watch_session_open(struct watch *w)
 		watch_child_abort(w);
 		watch_by_free(w);
 		watch_print_close(w);
+		watch_profile_close(w);
 	}
 	return code;
 }

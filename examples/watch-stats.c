@@ -98,6 +98,8 @@ static void sample_content(struct watch *w, const struct watch_ev *e,
 		watch_print_sample(w, e, smp);
 	if (e->dump)
 		watch_bpf_dump(e, smp);
+	if (e->profile)
+		watch_profile_sample(w, smp);
 }
 
 int watch_on_sample(const struct perfring_sample *smp, void *ctx)
@@ -190,6 +192,7 @@ void watch_interval_reset(struct watch *w)
 		memset(&c->sec, 0, sizeof(c->sec));
 	}
 	watch_by_interval_reset(w);
+	watch_profile_interval_reset(w);
 }
 
 /* CPU slot i since start. */

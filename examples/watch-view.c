@@ -185,6 +185,7 @@ static void json_interval(const struct watch *w, const struct watch_row *rows,
 	json_rate_row(total, dt);
 	if (w->nby)
 		watch_byview_json(w, false, dt);
+	watch_profile_json(w, false, dt);
 	printf("}\n");
 }
 
@@ -202,6 +203,7 @@ static void json_summary(const struct watch *w, const struct watch_row *rows,
 	printf("]");
 	if (w->nby)
 		watch_byview_json(w, true, secs);
+	watch_profile_json(w, true, secs);
 	printf(",\"exit_code\":%d", code);
 	if (w->child > 0 && WIFEXITED(w->child_status))
 		printf(",\"command_status\":%d", WEXITSTATUS(w->child_status));
@@ -371,6 +373,8 @@ static void tty_redraw(struct watch *w, const struct watch_row *rows,
 		tty_row(w, total, dt);
 	if (rows)
 		watch_byview_tty(w, dt);
+	if (rows)
+		watch_profile_tty(w, dt);
 	frame_write(w);
 }
 
@@ -426,6 +430,8 @@ void watch_view_interval(struct watch *w, const struct watch_row *rows,
 		pipe_row(w, total, t, dt);
 	if (!w->a.json && !w->tty)
 		watch_byview_pipe(w, t, dt);
+	if (!w->a.json && !w->tty)
+		watch_profile_pipe(w, t, dt);
 	fflush(stdout);
 }
 
@@ -457,6 +463,7 @@ static void text_summary(const struct watch *w, const struct watch_row *rows,
 		text_count_row(&rows[i], secs, lead);
 	}
 	watch_byview_summary(w);
+	watch_profile_summary(w);
 	if (w->signo)
 		printf("stopped by %s\n", strsignal(w->signo));
 	if (w->child > 0 && WIFEXITED(w->child_status))

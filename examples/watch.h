@@ -77,6 +77,10 @@ struct watch_args {
 	bool overwrite;                     /* --overwrite: a flight recorder */
 	int snapshot_sig;                   /* --snapshot-on SIGNAL, or 0 */
 	const char *snapshot_dir;           /* --snapshot-dir DIR, or NULL: stdout */
+	const char *uprobe[WATCH_MAX_EVENTS];   /* -u PATH:SYMBOL[%return], into argv */
+	size_t uprobe_cnt;
+	const char *cgroup;                 /* --cgroup PATH, or NULL */
+	uint32_t profile_hz;                /* --profile HZ, 0 = off */
 };
 
 struct watch_hist {
@@ -112,6 +116,7 @@ struct watch_ev {
 	size_t nby;
 	struct watch_fmt *fmt;              /* --print: its fields, or NULL */
 	bool dump;                          /* --dump this event's samples */
+	bool profile;                       /* the --profile event */
 };
 
 /* The TTY frame: built whole, then written at once. */
@@ -132,6 +137,7 @@ struct watch {
 	uint64_t lat_sum_ns;
 	struct watch_print *print;          /* --print state, or NULL */
 	struct watch_http *http;            /* --listen state, or NULL */
+	struct watch_prof *prof;            /* --profile state, or NULL */
 	struct watch_frame frame;
 	bool quiet;                         /* no table, no summary (a server) */
 	struct perfring_session *s;
@@ -233,6 +239,16 @@ void watch_print_sample(struct watch *w, const struct watch_ev *e,
 			const struct perfring_sample *smp);
 void watch_print_flush(struct watch *w, bool all);
 void watch_print_close(struct watch *w);
+
+/* watch-profile.c: --profile, the top user IPs as PATH+0xOFFSET. */
+int watch_profile_open(struct watch *w);
+void watch_profile_sample(struct watch *w, const struct perfring_sample *smp);
+void watch_profile_tty(struct watch *w, double dt);
+void watch_profile_pipe(struct watch *w, double t, double dt);
+void watch_profile_json(const struct watch *w, bool run, double dt);
+void watch_profile_summary(const struct watch *w);
+void watch_profile_interval_reset(struct watch *w);
+void watch_profile_close(struct watch *w);
 
 /* watch-metrics.c: the /metrics page in *buf (malloc'd, the caller frees
  * it), *len bytes. 0, or -ENOMEM with nothing to free. */

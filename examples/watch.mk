@@ -9,7 +9,7 @@ examples_perfring_watch_SOURCES = examples/perfring-watch.c examples/watch.h \
 	examples/watch-epoll.c examples/epoll-driver.c examples/epoll-driver.h \
 	examples/watch-byview.c examples/watch-print.c examples/watch-recorder.c \
 	examples/fieldcount.c examples/fieldcount.h examples/textesc.c examples/textesc.h \
-	examples/watch-metrics.c examples/watch-bpf.c
+	examples/watch-metrics.c examples/watch-bpf.c examples/watch-profile.c
 examples_perfring_watch_CPPFLAGS = $(AM_CPPFLAGS)
 examples_perfring_watch_CFLAGS = $(AM_CFLAGS)
 WATCH_ADAPTERS =
@@ -68,8 +68,9 @@ check_PROGRAMS += tests/pages_n
 tests_pages_n_SOURCES = tests/pages_n.c
 tests_pages_n_CFLAGS = -std=c11 $(WARN_CFLAGS)
 tests_pages_n_LDFLAGS = -all-static
-TESTS += tests/test_watch.sh tests/test_watch_signals.sh
-EXTRA_DIST += tests/test_watch.sh tests/test_watch_signals.sh
+TESTS += tests/test_watch.sh tests/test_watch_signals.sh tests/test_watch_profile.sh
+EXTRA_DIST += tests/test_watch.sh tests/test_watch_signals.sh tests/test_watch_profile.sh \
+	tests/tap.sh
 
 # tests/taskname: renames itself N times and signals itself (exact counts
 # for --by on a string field, --print against perf script, hostile comms).

@@ -32,16 +32,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
 echo "1..$N_TESTS"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-# check NAME COND... : ok when the shell condition (a string) holds.
-check() {
-	name=$1
-	shift
-	if eval "$*"; then ok "$name"; else not_ok "$name" "failed: $*"; dump; fi
-}
+. "${top_srcdir:-$(dirname "$0")/..}/tests/tap.sh"
 dump() {
 	echo "#   rc=$rc st=${st-} heads=${heads-}"
 	for f in "$T/out" "$T/err"; do
