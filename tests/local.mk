@@ -93,6 +93,14 @@ tests_test_pull_LDADD = tests/libprtest.la $(TEST_LDADD)
 tests_test_opts_SOURCES = tests/test_opts.c
 tests_test_opts_CFLAGS = $(TEST_CFLAGS)
 tests_test_opts_LDADD = tests/libkutil.la $(TEST_LDADD)
+# The profiler's sample types against perf script -D on the same samples.
+check_PROGRAMS += tests/profile_dump
+tests_profile_dump_SOURCES = tests/profile_dump.c
+tests_profile_dump_CFLAGS = $(AM_CFLAGS)
+tests_profile_dump_LDADD = core/libperfring-core.la
+TESTS += tests/test_profile_perf.sh
+EXTRA_DIST += tests/test_profile_perf.sh tests/profile_perf.py tests/tap.sh
+
 # A uprobe target with a function called exactly N times (kernel_profile).
 check_PROGRAMS += tests/uprobe_target
 tests_uprobe_target_SOURCES = tests/uprobe_target.c
