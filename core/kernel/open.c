@@ -203,8 +203,11 @@ static int open_grouped(struct opening *o, struct perf_event_attr *a,
 			const struct perf_event_attr *named, const char *what, pid_t tid, int cpu,
 			int group_fd, int *fd)
 {
-	*fd = pr_perf_event_open(a, tid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC |
-				 (o->p->cgroup_fd >= 0 ? PERF_FLAG_PID_CGROUP : 0));
+	/* In a cgroup scope tid is its directory's fd; a CPU-wide event's is -1. */
+	bool cg = o->p->cgroup_fd >= 0 && tid == o->p->cgroup_fd;
+
+	*fd = pr_perf_event_open(a, tid, cpu, group_fd,
+				 PERF_FLAG_FD_CLOEXEC | (cg ? PERF_FLAG_PID_CGROUP : 0));
 	if (*fd >= 0)
 		return 0;
 	if (o->p->pid > 0 && errno == ESRCH)
