@@ -276,9 +276,9 @@ static void seed_profile(void)
 	static const uint8_t steps[16] = { CPU_N(0, 3), PULL(1, 2), ALL, CPU(0), ALL, PULL(1, 0),
 					   ALL, ALL };
 	static const char *const names[7] = {
-		"15-profile-read-group", "15-profile-branches", "15-profile-regs-user",
-		"15-profile-stack-user", "15-profile-weight-data-src", "15-profile-txn-regs-intr",
-		"15-profile-phys-cgroup-pages",
+		"18-profile-read-group", "18-profile-branches", "18-profile-regs-user",
+		"18-profile-stack-user", "18-profile-weight-data-src", "18-profile-txn-regs-intr",
+		"18-profile-phys-cgroup-pages",
 	};
 
 	for (int bit = -1; bit < 7; bit++) {
@@ -294,7 +294,7 @@ static void seed_profile(void)
 			op(r, OP_PATCH, 0xff, (uint16_t)(300 + 40 * r));
 			op(r, OP_SAMPLE, 1, 5);
 		}
-		emit(bit < 0 ? "15-profile-all-types" : names[bit]);
+		emit(bit < 0 ? "18-profile-all-types" : names[bit]);
 	}
 }
 
