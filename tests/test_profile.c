@@ -426,3 +426,83 @@ Test(profile, truncated_in_a_ring_is_corrupt_and_the_next_delivered)
 	}
 	synth_session_free(&b);
 }
+
+/* A pr_sbuf reused from an event with profiler fields to one without must
+ * not show the first one's: each sample of the plain event has them zero. */
+struct mixed {
+	struct perfring_event *prof, *plain;
+	size_t prof_n, plain_n, bad;
+};
+
+static int on_mixed(const struct perfring_sample *s, void *ctx)
+{
+	struct mixed *m = ctx;
+	static const uint8_t zero[sizeof(struct perfring_sample)];
+	size_t off = offsetof(struct perfring_sample, read);
+
+	if (s->event == m->prof) {
+		m->prof_n++;
+		m->bad += s->cgroup != 0xc9 || s->regs_user_nr != 3;
+	} else {
+		m->plain_n++;
+		m->bad += memcmp((const uint8_t *)s + off, zero, sizeof(*s) - off) != 0;
+	}
+	return 0;
+}
+
+Test(profile, plain_event_after_a_profile_event_shows_none_of_its_fields)
+{
+	struct perf_event_attr pa = attr_of(PERF_SAMPLE_IP | PERF_SAMPLE_CGROUP | PERF_SAMPLE_REGS_USER);
+	struct perf_event_attr na = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS,
+				      .sample_type = PERF_SAMPLE_IP };
+	struct mixed m = { 0 };
+	struct synth_event_spec specs[2] = { { &pa, on_mixed, &m }, { &na, on_mixed, &m } };
+	static const int order[] = { 0, 0, 1, 1, 0, 1, 0, 0, 0, 1 };
+	const size_t n = sizeof(order) / sizeof(order[0]);
+	struct synth_session b;
+	uint8_t rec[2][512];
+	size_t len[2], off[2];
+
+	pa.type = PERF_TYPE_SOFTWARE;
+	pa.config = PERF_COUNT_SW_CPU_CLOCK;
+	cr_assert_eq(synth_session_new_events(&b, 2, 1 << 16, specs, 2), 0);
+	m.prof = b.evs[0];
+	m.plain = b.evs[1];
+	for (size_t k = 0; k < 2; k++) {
+		struct synth_fields f = base;
+		struct perf_event_attr a = *perfring_event_attr(b.evs[k]);
+
+		f.callchain_nr = 0;
+		f.raw_size = 0;
+		cr_assert_gt(synth_session_template_k(&b, 0, k, &f, rec[k], sizeof(rec[k])), 0);
+		len[k] = synth_sample_prof(rec[k], sizeof(rec[k]), &a, &f, &prof);
+		off[k] = synth_time_offset(a.sample_type);
+	}
+	for (size_t ring = 0; ring < 2; ring++)
+		for (size_t i = 0; i < n; i++) {
+			struct synth_fields f = base;
+			size_t k = (size_t)order[(i + ring) % n];
+			struct perf_event_attr a = *perfring_event_attr(b.evs[k]);
+
+			f.callchain_nr = 0;
+			f.raw_size = 0;
+			synth_session_template_k(&b, ring, k, &f, rec[k], sizeof(rec[k]));
+			len[k] = synth_sample_prof(rec[k], sizeof(rec[k]), &a, &f, &prof);
+			cr_assert_eq(synth_session_put(&b, ring, rec[k], len[k], off[k],
+						       10 * i + ring + 1), 0);
+		}
+	for (int form = 0; form < SYNTH__FORMS; form++) {
+		int got;
+
+		synth_session_rewind(&b);
+		m.prof_n = m.plain_n = m.bad = 0;
+		got = synth_session_parse(&b, (enum synth_form)form);
+		if (got == -ENOTSUP)
+			continue;
+		cr_assert_eq(got, 2 * (int)n, "%s", synth_form_name[form]);
+		cr_assert_eq(m.bad, 0, "%s: %zu samples with another event's fields",
+			     synth_form_name[form], m.bad);
+		cr_assert_eq(m.prof_n + m.plain_n, 2 * n);
+	}
+	synth_session_free(&b);
+}

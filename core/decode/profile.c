@@ -36,6 +36,8 @@ static const uint64_t *take_words(struct pcur *c, uint64_t n)
 
 void pr_layout_profile(struct pr_layout *l, const struct perf_event_attr *a)
 {
+	if (a->sample_type & PR_SAMPLE_PROFILE)
+		l->sb_shape = PR_SB_PROFILE;
 	l->read_format = a->sample_type & PERF_SAMPLE_READ ? a->read_format : 0;
 	l->regs_user_nr = (uint8_t)__builtin_popcountll(a->sample_regs_user);
 	l->regs_intr_nr = (uint8_t)__builtin_popcountll(a->sample_regs_intr);

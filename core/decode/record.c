@@ -87,7 +87,8 @@ bool pr_record_identifier(const struct perf_event_header *h, uint64_t *id)
 	return true;
 }
 
-static bool take_callchain(struct cur *c, struct perfring_sample *out)
+static inline __attribute__((always_inline)) bool take_callchain(struct cur *c,
+							    struct perfring_sample *out)
 {
 	uint64_t nr;
 
@@ -99,7 +100,8 @@ static bool take_callchain(struct cur *c, struct perfring_sample *out)
 	return true;
 }
 
-static bool take_raw(struct cur *c, struct perfring_sample *out)
+static inline __attribute__((always_inline)) bool take_raw(struct cur *c,
+						       struct perfring_sample *out)
 {
 	uint32_t size;
 
@@ -111,8 +113,8 @@ static bool take_raw(struct cur *c, struct perfring_sample *out)
 	return true;
 }
 
-const uint8_t *pr_sample_tail_at(const uint8_t *p, const uint8_t *end, uint64_t st,
-				 struct perfring_sample *out)
+static inline __attribute__((always_inline)) const uint8_t *
+tail_at(const uint8_t *p, const uint8_t *end, uint64_t st, struct perfring_sample *out)
 {
 	struct cur c = { p, end };
 
@@ -123,10 +125,24 @@ const uint8_t *pr_sample_tail_at(const uint8_t *p, const uint8_t *end, uint64_t 
 	return c.p;
 }
 
+const uint8_t *pr_sample_tail_at(const uint8_t *p, const uint8_t *end, uint64_t st,
+				 struct perfring_sample *out)
+{
+	return tail_at(p, end, st, out);
+}
+
 int pr_decode_sample_tail(const uint8_t *p, const uint8_t *end, uint64_t st,
 			  struct perfring_sample *out)
 {
 	return pr_sample_tail_at(p, end, st, out) ? 0 : -EBADMSG;
+}
+
+int pr_decode_sample_rest(const uint8_t *p, const uint8_t *end, const struct pr_layout *l,
+			  struct perfring_sample *out)
+{
+	if (__builtin_expect(l->sample_type & PR_SAMPLE_PROFILE, 0))
+		return pr_decode_profile(p, end, l, out);
+	return tail_at(p, end, l->sample_type, out) ? 0 : -EBADMSG;
 }
 
 /* Field order is the kernel's perf_output_sample() order. */
@@ -136,7 +152,7 @@ void pr_layout_init(struct pr_layout *l, uint64_t st)
 
 	memset(l, 0, sizeof(*l));
 	l->sample_type = st;
-	l->shape = (uint8_t)pr_shape_of(st);
+	l->shape = l->sb_shape = (uint8_t)pr_shape_of(st);
 	l->id = l->ip = l->tid = l->time = l->addr = l->stream_id = l->cpu = l->period = -1;
 #define PLACE(bit, field)                 \
 	do {                              \

@@ -44,6 +44,7 @@ struct pr_layout {
 	uint8_t shape;          /* enum pr_shape */
 	int16_t id, ip, tid, time, addr, stream_id, cpu, period;
 	/* What sizes the profiler's parts (pr_layout_profile; 0 without them). */
+	uint8_t sb_shape;       /* shape, or PR_SB_PROFILE with them (read/fast.h) */
 	uint64_t read_format;
 	uint8_t regs_user_nr, regs_intr_nr;
 	bool branch_hw_index;
@@ -75,10 +76,18 @@ static inline uint64_t pr_opt64(const uint8_t *b, int16_t off)
 /* The profiler's parts of ev's attr into l, after pr_layout_init. */
 void pr_layout_profile(struct pr_layout *l, const struct perf_event_attr *attr);
 
-/* Zeroes the profiler's fields of out (a sample without them). */
+/* Zeroes the profiler's fields of out (a sample without them), in 16-byte
+ * stores: gcc makes a memset of this size a rep stos, which costs more. */
 static inline void pr_profile_zero(struct perfring_sample *out)
 {
-	memset(&out->read, 0, sizeof(*out) - offsetof(struct perfring_sample, read));
+	typedef uint64_t pr_v16 __attribute__((vector_size(16), aligned(8), may_alias));
+	enum { N = sizeof(*out) - offsetof(struct perfring_sample, read) };
+	char *p = (char *)&out->read;
+
+	_Static_assert(N % 16 == 0, "the profiler's fields are whole 16-byte stores");
+#pragma GCC unroll 16
+	for (size_t i = 0; i < N; i += 16)
+		*(pr_v16 *)(p + i) = (pr_v16){ 0, 0 };
 }
 
 /* Everything after the fixed fields of a sample whose type has a
@@ -94,6 +103,11 @@ int pr_decode_sample_attr(const struct perf_event_header *h, const struct perf_e
 const uint8_t *pr_sample_tail_at(const uint8_t *p, const uint8_t *end, uint64_t st,
 				 struct perfring_sample *out);
 
+/* What follows the fixed fields: CALLCHAIN and RAW, or with the profiler's
+ * parts pr_decode_profile. */
+int pr_decode_sample_rest(const uint8_t *p, const uint8_t *end, const struct pr_layout *l,
+			  struct perfring_sample *out);
+
 /* CALLCHAIN and RAW, which follow the fixed fields. */
 int pr_decode_sample_tail(const uint8_t *p, const uint8_t *end, uint64_t st,
 			  struct perfring_sample *out);
@@ -103,6 +117,10 @@ int pr_decode_sample_tail(const uint8_t *p, const uint8_t *end, uint64_t st,
 /* Sample types decoded with constant offsets: the forced fields alone, or
  * with RAW (a tracepoint). By far the most common samples. */
 enum pr_shape { PR_SHAPE_ANY, PR_SHAPE_FORCED, PR_SHAPE_TRACEPOINT };
+
+/* A pr_sbuf's view of a general layout with the profiler's parts: the only
+ * decode that leaves them non-zero (a pr_layout's sb_shape, not its shape). */
+#define PR_SB_PROFILE 3
 
 static inline enum pr_shape pr_shape_of(uint64_t sample_type)
 {
@@ -190,9 +208,11 @@ static inline int pr_decode_shaped(const struct perf_event_header *h, enum pr_sh
 	return pr_decode_fixed(h, shape, h->size - pr_shape_min(shape), out);
 }
 
-/* The per-record decode of a PERF_RECORD_SAMPLE laid out by l. */
-static inline int pr_decode_sample_fast(const struct perf_event_header *h,
-					const struct pr_layout *l, struct perfring_sample *out)
+/* The per-record decode of a PERF_RECORD_SAMPLE laid out by l into a
+ * pr_sbuf (read/fast.h): the profiler's fields are left alone unless l has
+ * them, because the sbuf zeroes them when its last event had them. */
+static inline int pr_decode_sample_sb(const struct perf_event_header *h,
+				      const struct pr_layout *l, struct perfring_sample *out)
 {
 	const uint8_t *b = (const uint8_t *)(h + 1);
 
@@ -201,10 +221,8 @@ static inline int pr_decode_sample_fast(const struct perf_event_header *h,
 	out->callchain_nr = 0;
 	out->raw = NULL;
 	out->raw_size = 0;
-	if (l->shape != PR_SHAPE_ANY) {
-		pr_profile_zero(out);
+	if (l->shape != PR_SHAPE_ANY)
 		return pr_decode_shaped(h, (enum pr_shape)l->shape, out);
-	}
 	if (h->size < sizeof(*h) + l->fixed)
 		return -EBADMSG;
 	out->record = h;
@@ -218,13 +236,19 @@ static inline int pr_decode_sample_fast(const struct perf_event_header *h,
 	out->period = pr_opt64(b, l->period);
 	if (l->cpu >= 0)
 		out->cpu = (int)pr_ld32(b + l->cpu);
-	if (__builtin_expect(l->sample_type & PR_SAMPLE_PROFILE, 0))
-		return pr_decode_profile(b + l->fixed, (const uint8_t *)h + h->size, l, out);
-	pr_profile_zero(out);
-	if (!(l->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)))
+	if (!(l->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PR_SAMPLE_PROFILE)))
 		return 0;
-	return pr_decode_sample_tail(b + l->fixed, (const uint8_t *)h + h->size, l->sample_type,
-				     out);
+	return pr_decode_sample_rest(b + l->fixed, (const uint8_t *)h + h->size, l, out);
+}
+
+/* The per-record decode of a PERF_RECORD_SAMPLE laid out by l into a struct
+ * that may hold anything: writes every field. */
+static inline int pr_decode_sample_fast(const struct perf_event_header *h,
+					const struct pr_layout *l, struct perfring_sample *out)
+{
+	if (!(l->sample_type & PR_SAMPLE_PROFILE))
+		pr_profile_zero(out);
+	return pr_decode_sample_sb(h, l, out);
 }
 
 /* Decodes a PERF_RECORD_SAMPLE. Leaves out->event alone, and out->cpu too

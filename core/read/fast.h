@@ -13,7 +13,8 @@
 
 /* The sample the fast loop hands to callbacks. A fixed-shape decode writes
  * only its own fields, so the others must be zero: shape is the last decode's
- * (enum pr_shape), which says which fields may not be. Zeroed = fresh. */
+ * (enum pr_shape, or PR_SB_PROFILE), which says which fields may not be.
+ * Zeroed = fresh. */
 struct pr_sbuf {
 	struct perfring_sample smp;
 	uint8_t shape;
@@ -41,14 +42,17 @@ struct pr_fast {
 };
 
 /* Readies sb for a sample of ev: a fixed shape needs the fields it does not
- * write at zero. A general decode writes every field; a tracepoint's leaves
- * raw behind, which a forced-only sample must not show. */
+ * write at zero. A general decode writes every field but the profiler's,
+ * which only a layout with them (PR_SB_PROFILE) writes, and leaves; a
+ * tracepoint's leaves raw behind, which a forced-only sample must not show. */
 static inline void pr_sbuf_ready(struct pr_sbuf *sb, struct perfring_event *ev)
 {
-	uint8_t shape = ev ? ev->layout.shape : PR_SHAPE_FORCED;
+	uint8_t shape = ev ? ev->layout.sb_shape : PR_SHAPE_FORCED;
 
 	if (__builtin_expect(sb->shape != shape, 0)) {
-		if (shape != PR_SHAPE_ANY && (sb->shape == PR_SHAPE_ANY || shape == PR_SHAPE_FORCED))
+		if (sb->shape == PR_SB_PROFILE ||
+		    (shape != PR_SHAPE_ANY && shape != PR_SB_PROFILE &&
+		     (sb->shape == PR_SHAPE_ANY || shape == PR_SHAPE_FORCED)))
 			memset(&sb->smp, 0, sizeof(sb->smp));
 		sb->shape = shape;
 	}
@@ -100,7 +104,7 @@ pr_decode_as(const struct pr_layout *l, enum pr_shape shape, const struct perf_e
 {
 	if (shape != PR_SHAPE_ANY)
 		return pr_decode_shaped(h, shape, smp) == 0;
-	return pr_decode_sample_fast(h, l, smp) == 0;
+	return pr_decode_sample_sb(h, l, smp) == 0;
 }
 
 static inline bool pr_decode_laid(const struct pr_layout *l, const struct perf_event_header *h,
