@@ -128,6 +128,12 @@ void pr_open_attr(const struct pr_plan *p, const struct perfring_event *ev,
 		a->enable_on_exec = p->enable_on_exec;
 		a->wakeup_events = p->wakeup_events;
 		a->read_format = read_format_of(ev);
+		/* A member counts whenever its leader does: enabling it while the
+		 * leader already runs can leave it never scheduled (seen on 6.18:
+		 * a task-clock member of a running cpu-clock leader read 0 in 1 of
+		 * 3 runs). Its leader alone starts and stops the group. */
+		if (ev->group)
+			a->disabled = 0;
 		/* CPU-wide in every scope (kernel/open.h): exec enables no such event. */
 		if (ev->kind == PR_EV_BPF)
 			a->inherit = a->enable_on_exec = 0;

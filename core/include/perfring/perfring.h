@@ -449,7 +449,10 @@ PERFRING_API int perfring_session_add_bpf_output(struct perfring_session *s, int
  *  a leader with PERF_SAMPLE_READ and read_format PERF_FORMAT_GROUP reads
  *  every member in each sample: perfring_sample_read_value() gives the
  *  leader first, then the members in the order they were added to the
- *  session. A member without a sample period (0) only counts. -EINVAL for
+ *  session. A member without a sample period (0) only counts. Members
+ *  are opened enabled (attr.disabled = 0), so that the leader alone starts
+ *  and stops the group: on Linux 6.18, a member enabled while its leader
+ *  already ran was sometimes never scheduled. -EINVAL for
  *  NULL, events of different sessions, an event grouped with itself, a
  *  leader that is a member or a member that leads. The kernel refuses
  *  PERF_FORMAT_GROUP with inherit (pid mode) before Linux 6.13: start then
