@@ -491,6 +491,24 @@ Test(profile, plain_event_after_a_profile_event_shows_none_of_its_fields)
 			cr_assert_eq(synth_session_put(&b, ring, rec[k], len[k], off[k],
 						       10 * i + ring + 1), 0);
 		}
+	/* The batch pull into items that hold anything (0xa5 bytes). */
+	for (size_t ring = 0; ring < 2; ring++) {
+		struct perfring_item items[8];
+		int got;
+
+		synth_session_rewind(&b);
+		m.prof_n = m.plain_n = m.bad = 0;
+		memset(items, 0xa5, sizeof(items));
+		while ((got = perfring_cpu_pull(b.s, (int)ring, items, 8)) > 0)
+			for (int i = 0; i < got; i++) {
+				cr_assert_eq(items[i].kind, PERFRING_NEXT_SAMPLE);
+				on_mixed(&items[i].u.sample, &m);
+				memset(&items[i], 0xa5, sizeof(items[i]));
+			}
+		cr_assert_eq(got, 0, "cpu_pull: %d", got);
+		cr_assert_eq(m.prof_n + m.plain_n, n);
+		cr_assert_eq(m.bad, 0, "cpu_pull: %zu items with another event's fields", m.bad);
+	}
 	for (int form = 0; form < SYNTH__FORMS; form++) {
 		int got;
 

@@ -89,6 +89,8 @@ pull_stretch(enum pr_shape shape, struct pr_fast *k, const uint8_t *data, uint64
 			item_fixed(cur, ev, st.id, h, &f);
 		} else {
 			smp = &cur->u.sample;
+			if (!(ev->layout.sample_type & PR_SAMPLE_PROFILE))
+				pr_profile_zero(smp);
 			if (!pr_stretch_decode(&st, &ev->layout, shape, h, smp))
 				break;
 			smp->event = ev;

@@ -107,8 +107,10 @@ static inline __attribute__((always_inline)) bool
 pr_stretch_decode(const struct pr_stretch *st, const struct pr_layout *l, enum pr_shape shape,
 		  const struct perf_event_header *h, struct perfring_sample *smp)
 {
+	/* The profiler's fields are the caller's to zero (a drain's sample
+	 * starts zeroed; a pull's item is zeroed by the pull). */
 	if (shape == PR_SHAPE_ANY)
-		return pr_decode_sample_fast(h, l, smp) == 0;
+		return pr_decode_sample_sb(h, l, smp) == 0;
 	return pr_decode_fixed_but_id(h, shape, st->room, smp) == 0;
 }
 
