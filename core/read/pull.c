@@ -60,7 +60,13 @@ item_fixed(struct perfring_item *it, struct perfring_event *ev, uint64_t id,
 	put2(p + AT(period), 0, 0);
 	put2(p + AT(callchain_nr), 0, (uintptr_t)f->raw);
 	put2(p + AT(raw_size), low32(f->raw_size), (uintptr_t)h);
-	memset(p + AT(stream_id), 0, SAMPLE_END - AT(stream_id));
+	/* stream_id, then the profiler's fields in 16-byte stores (a memset of
+	 * their size is a rep stos, three times the instructions). */
+	memset(p + AT(stream_id), 0, AT(read) - AT(stream_id));
+	pr_profile_zero(&it->u.sample);
+	_Static_assert(AT(read) > AT(stream_id) && SAMPLE_END ==
+		       AT(read) + sizeof(struct perfring_sample) - offsetof(struct perfring_sample, read),
+		       "stream_id and the profiler's fields end the sample");
 }
 #undef AT
 #undef SAMPLE_END
