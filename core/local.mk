@@ -11,6 +11,7 @@ core_libperfring_core_la_SOURCES = \
 	core/decode/record.c core/decode/record.h core/decode/field.c core/decode/profile.c \
 	core/decode/elf.c core/decode/elf.h \
 	core/kernel/ring.c core/kernel/ring.h core/kernel/cpulist.c core/kernel/cpulist.h \
+	core/kernel/sysfs.c core/kernel/sysfs.h core/kernel/uevent.c core/kernel/uevent.h \
 	core/kernel/tracefs.c core/kernel/tracefs.h core/kernel/format.c \
 	core/kernel/bpfmap.c core/kernel/bpfmap.h \
 	core/event.c core/event.h \
@@ -21,11 +22,13 @@ core_libperfring_core_la_SOURCES = \
 	core/read/stretch.h core/read/pull.c core/read/pull.h \
 	core/read/cursor.h core/read/batch.c core/read/batch.h \
 	core/read/merge.c core/read/merge.h \
-	core/opts.c core/opts.h core/session.c core/session.h core/profile.c core/parse.c \
+	core/opts.c core/opts.h core/session.c core/session.h core/profile.c \
+	core/hotplug.c core/hotplug.h core/parse.c \
 	core/bpf.c core/bpf.h \
 	core/kernel/backward.c core/kernel/backward.h core/kernel/tail.c core/kernel/tail.h \
 	core/snapshot.c core/snapshot.h \
-	core/loop/reactor.c core/loop/reactor.h core/loop/attach.c core/loop/epoll.c \
+	core/loop/reactor.c core/loop/reactor.h core/loop/attach.c core/loop/follow.c \
+	core/loop/epoll.c \
 	core/loop/epoll.h \
 	core/loop/wait.c
 

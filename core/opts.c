@@ -2,6 +2,7 @@
 /* Validating perfring_opts and resolving the CPU set they name. */
 #include "opts.h"
 #include "kernel/cpulist.h"
+#include "kernel/sysfs.h"
 #include "base/err.h"
 #include "base/sys.h"
 
@@ -19,19 +20,7 @@
 
 static int online_cpus(int **cpus, size_t *n)
 {
-	char *text;
-	size_t len;
-	int err = pr_read_file("/sys/devices/system/cpu/online", 4096, &text, &len);
-
-	if (err)
-		return pr_err(NULL, err, "reading /sys/devices/system/cpu/online: %s",
-			      perfring_strerror(err));
-	err = pr_cpulist_parse(text, len, cpus, n);
-	free(text);
-	if (err)
-		return pr_err(NULL, err, "parsing /sys/devices/system/cpu/online: %s",
-			      perfring_strerror(err));
-	return 0;
+	return pr_sysfs_cpus(NULL, "online", cpus, n);
 }
 
 static int cmp_int(const void *a, const void *b)

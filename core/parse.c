@@ -2,6 +2,7 @@
 /* The public parse calls: one CPU (push, pull or batch pull), or all CPUs in time order. */
 #include "session.h"
 #include "snapshot.h"
+#include "hotplug.h"
 #include "read/deliver.h"
 #include "read/drain.h"
 #include "read/merge.h"
@@ -147,7 +148,7 @@ PERFRING_API int perfring_cpu_pull(struct perfring_session *s, int cpu,
 
 PERFRING_API int perfring_session_parse_all(struct perfring_session *s)
 {
-	int n;
+	int n, k;
 
 	if (!s)
 		return pr_null(NULL, __func__, "s");
@@ -156,8 +157,9 @@ PERFRING_API int perfring_session_parse_all(struct perfring_session *s)
 	if ((n = pr_overwrite_refuse(s, __func__)))
 		return n;
 	pr_session_enter(s);
+	k = pr_hotplug_tick(s);
 	n = pr_merge_parse(s->merge, NULL);
 	if (n == -EBUSY)
 		pr_session_busy(s);
-	return leave(s, n);
+	return leave(s, n < 0 ? n : n + (k > 0 ? k : 0));
 }

@@ -3,6 +3,7 @@
  * and the public calls that add events to its registry. */
 #include "session.h"
 #include "bpf.h"
+#include "hotplug.h"
 #include "opts.h"
 #include "read/merge.h"
 #include "kernel/cpulist.h"
@@ -49,7 +50,8 @@ PERFRING_API int perfring_session_new(const struct perfring_opts *opts,
 	s->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	if ((err = pr_opts_copy(NULL, "perfring_opts", &s->o, sizeof(s->o), PR_OPTS_V01_SZ, opts)) ||
 	    (err = pr_opts_check(&s->o, s->page_size, &s->data_size)) ||
-	    (err = pr_opts_cpus(&s->o, &s->cpus, &s->ncpu))) {
+	    (err = pr_opts_cpus(&s->o, &s->cpus, &s->ncpu)) || (err = pr_hotplug_new(s))) {
+		free(s->cpus);
 		free(s);
 		return err;
 	}
@@ -88,6 +90,7 @@ static void session_free(struct perfring_session *s)
 	}
 	pr_bpf_unmap(s);
 	close_rings(s);
+	pr_hotplug_free(s);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	pr_registry_free(&s->reg);
@@ -174,7 +177,7 @@ PERFRING_API size_t perfring_session_fds(const struct perfring_session *s,
 {
 	if (out)
 		*out = s ? s->fds : NULL;
-	return s && s->fds ? s->ncpu : 0;
+	return s && s->fds ? pr_session_nfds(s) : 0;
 }
 
 PERFRING_API int perfring_session_fd_for_cpu(const struct perfring_session *s, int cpu)
@@ -184,7 +187,7 @@ PERFRING_API int perfring_session_fd_for_cpu(const struct perfring_session *s, i
 	if (!s)
 		return pr_null(NULL, __func__, "s");
 	i = pr_cpu_index(s, cpu);
-	return i < 0 ? -ENOENT : s->cpu[i].leader_fd;
+	return i < 0 || !pr_session_cpu_on(s, (size_t)i) ? -ENOENT : s->cpu[i].leader_fd;
 }
 
 PERFRING_API int perfring_session_cpu_stats(const struct perfring_session *s, int cpu,
@@ -228,6 +231,7 @@ static int make_rings(struct perfring_session *s, struct pr_cpu *cpu)
 		s->cpu[i].sink = &s->reg.sink;
 		s->fds[i] = (struct perfring_cpu_fd){ s->cpu[i].cpu, s->cpu[i].leader_fd };
 	}
+	pr_hotplug_fds(s);
 	return 0;
 }
 
@@ -243,7 +247,7 @@ static int open_rings(struct perfring_session *s)
 	for (i = 0; i < s->ncpu; i++)
 		cpu[i].cpu = s->cpus[i];
 	pr_session_plan(s, &p);
-	if ((err = pr_open_cpus(&p, cpu, s->ncpu, &s->err))) {
+	if ((err = s->hp ? pr_hotplug_open(s, cpu, &p) : pr_open_cpus(&p, cpu, s->ncpu, &s->err))) {
 		free(cpu);
 		return err;
 	}

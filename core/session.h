@@ -13,6 +13,7 @@
 
 struct pr_merge;
 struct pr_snap;
+struct pr_hotplug;
 
 enum pr_state { PR_NEW, PR_STARTED, PR_STOPPED };
 
@@ -22,6 +23,11 @@ enum pr_state { PR_NEW, PR_STARTED, PR_STOPPED };
 struct pr_attachment {
 	void (*release)(struct pr_attachment *a);
 	struct pr_attachment *next;
+	/* CPU hotplug (may be NULL): s->cpu[idx] went offline (drain it and
+	 * stop watching it, before its fds close) or came online (watch its
+	 * new fd and drain it). gen: the change it was last told of. */
+	void (*cpu_change)(struct pr_attachment *a, size_t idx, bool on);
+	unsigned gen;
 };
 
 struct perfring_session {
@@ -42,6 +48,7 @@ struct perfring_session {
 	bool closing;               /* R7: freed inside one of them: free at the last */
 	struct pr_errbuf err;
 	struct pr_snap *snap;       /* opts.overwrite: the snapshots' copies (snapshot.c) */
+	struct pr_hotplug *hp;      /* opts.follow_hotplug: the CPUs' states; else NULL */
 };
 
 static inline struct pr_errbuf *pr_serr(struct perfring_session *s)

@@ -104,7 +104,7 @@ PERFRING_API int perfring_libev_attach(struct perfring_session *s, struct ev_loo
 		*out = NULL;
 	if (!s || !loop || !out)
 		return -EINVAL;
-	if (!(a = calloc(1, sizeof(*a) + perfring_session_fds(s, NULL) * sizeof(a->w[0]))))
+	if (!(a = calloc(1, sizeof(*a) + perfring_session_slots(s) * sizeof(a->w[0]))))
 		return -ENOMEM;
 	a->loop = loop;
 	ev_idle_init(&a->idle, on_idle);

@@ -100,7 +100,7 @@ PERFRING_API int perfring_libevent_attach(struct perfring_session *s, struct eve
 					  const struct perfring_loop_opts *opts,
 					  struct perfring_libevent **out)
 {
-	size_t n = s ? perfring_session_fds(s, NULL) : 0;
+	size_t n = perfring_session_slots(s);
 	struct perfring_libevent *a;
 	int err;
 

@@ -107,7 +107,7 @@ PERFRING_API int perfring_libuv_attach(struct perfring_session *s, uv_loop_t *lo
 				       const struct perfring_loop_opts *opts,
 				       struct perfring_libuv **out)
 {
-	size_t n = s ? perfring_session_fds(s, NULL) : 0;
+	size_t n = perfring_session_slots(s);
 	struct perfring_libuv *a;
 	int err;
 

@@ -7,7 +7,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/netlink.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -124,6 +126,23 @@ int pr_bpf(int cmd, void *attr, unsigned int size)
 	return faulted(PR_SYS_BPF) ? -1 : (int)syscall(SYS_bpf, cmd, attr, size);
 }
 
+int pr_uevent_socket(void)
+{
+	struct sockaddr_nl a = { .nl_family = AF_NETLINK, .nl_groups = 1 /* the kernel's */ };
+	int fd, e;
+
+	if (faulted(PR_SYS_SOCKET))
+		return -1;
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
 int pr_dup(int fd)
 {
 	return faulted(PR_SYS_OPEN) ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -134,6 +153,11 @@ int pr_membarrier_global(void)
 	if (faulted(PR_SYS_MEMBARRIER))
 		return -1;
 	return (int)syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+}
+
+ssize_t pr_recv(int fd, void *buf, size_t n)
+{
+	return faulted(PR_SYS_READ) ? -1 : recv(fd, buf, n, MSG_DONTWAIT);
 }
 
 static int read_all(int fd, size_t max, char *buf, size_t *len)

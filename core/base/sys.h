@@ -13,7 +13,8 @@
 enum pr_sys_call {
 	PR_SYS_PERF_EVENT_OPEN, PR_SYS_MMAP, PR_SYS_IOCTL, PR_SYS_EPOLL_CREATE,
 	PR_SYS_EPOLL_CTL, PR_SYS_OPEN, PR_SYS_READ, PR_SYS_MALLOC, PR_SYS_CALLOC,
-	PR_SYS_REALLOC, PR_SYS_TIMERFD, PR_SYS_BPF, PR_SYS_MEMBARRIER, PR_SYS__COUNT
+	PR_SYS_REALLOC, PR_SYS_TIMERFD, PR_SYS_BPF, PR_SYS_MEMBARRIER, PR_SYS_SOCKET,
+	PR_SYS__COUNT
 };
 
 /* Returns 0 to let the call through, or the errno to fail it with. */
@@ -38,6 +39,11 @@ int pr_bpf(int cmd, void *attr, unsigned int size);
 int pr_dup(int fd); /* close-on-exec; counted as an open; -1 with errno */
 /* membarrier(MEMBARRIER_CMD_GLOBAL): one RCU grace period. 0 or -1 with errno. */
 int pr_membarrier_global(void);
+/* The hotplug notifier (PR_SYS_SOCKET): a bound NETLINK_KOBJECT_UEVENT
+ * socket, non-blocking and close-on-exec. -1 with errno. */
+int pr_uevent_socket(void);
+/* recv(MSG_DONTWAIT), counted as a read. */
+ssize_t pr_recv(int fd, void *buf, size_t n);
 
 /* Reads a whole small file (tracefs, sysfs, procfs) into a NUL-terminated
  * heap buffer, at most max bytes. 0 or -errno. */

@@ -491,6 +491,8 @@ int pr_enable_cpus(struct pr_cpu *cpu, size_t n, bool on, struct pr_errbuf *e)
 	int err;
 
 	for (i = 0; i < n; i++) {
+		if (cpu[i].leader_fd < 0) /* an offline CPU of a hotplug session */
+			continue;
 		if ((err = toggle(e, cpu[i].leader_fd, cpu[i].cpu, on)))
 			return err;
 		for (j = 0; j < cpu[i].nfds; j++)

@@ -2,6 +2,7 @@
 /* Making a reactor (its options and slots, the first watches and drain),
  * adding and removing a slot, and freeing it through its driver. */
 #include "loop/reactor.h"
+#include "hotplug.h"
 #include "read/drain.h"
 #include "base/sys.h"
 #include "snapshot.h"
@@ -68,7 +69,7 @@ static int watch_all(struct perfring_reactor *r)
 	int err;
 
 	for (i = 0; i < r->n; i++) {
-		if (r->slots[i].c->ended)
+		if (r->slots[i].c->ended || !pr_session_cpu_on(r->s, (size_t)(r->slots[i].c - r->s->cpu)))
 			continue;
 		if ((err = r->ops.watch(r->loop, i, r->slots[i].fd, true)))
 			return pr_err(&r->s->err, err, "watching CPU %d's ring fd on the loop: %s",
@@ -84,6 +85,7 @@ static void quiesce(struct perfring_reactor *r)
 	size_t i;
 
 	r->cancelled = true;
+	pr_reactor_follow_stop(r);
 	for (i = 0; i < r->n; i++)
 		pr_reactor_unwatch(r, &r->slots[i]);
 	if (r->soon_on)
@@ -141,6 +143,7 @@ static int setup(struct perfring_reactor *r, const struct perfring_loop_opts *op
 	r->pid_mode = s->o.pid > 0;
 	if ((err = watch_all(r)))
 		return err;
+	pr_reactor_follow_start(r);
 	if (r->flush_ms && (err = r->ops.timer(r->loop, r->flush_ms)))
 		return pr_err(&s->err, err, "arming the flush timer on the loop: %s",
 			      perfring_strerror(err));

@@ -45,6 +45,8 @@ struct perfring_reactor {
 	struct perfring_loop_ops ops;
 	void *loop;
 	struct perfring_loop_opts o;
+	int hp_fd;              /* hotplug: our dup of the notifier, slot n */
+	bool hp_on;             /* hp_fd is open and watched */
 };
 
 
@@ -61,6 +63,18 @@ void pr_reactor_unwatch(struct perfring_reactor *r, struct slot *sl);
 bool pr_reactor_drained(struct perfring_reactor *r, struct perfring_session *s, int n);
 void pr_reactor_drain_slot(struct perfring_reactor *r, struct slot *sl);
 void pr_reactor_drain_all(struct perfring_reactor *r, bool flush);
+/* Asks for a soon turn (once); a refusal is reported for cpu. */
+void pr_reactor_want_soon(struct perfring_reactor *r, int cpu);
+/* opts.on_error(cpu, err), unless cancelled. */
+void pr_reactor_report(struct perfring_reactor *r, int cpu, int err);
+
+/* CPU hotplug (loop/follow.c). The notifier is slot n, after the CPUs'. */
+void pr_reactor_follow_start(struct perfring_reactor *r);  /* in setup: watch it */
+void pr_reactor_follow_stop(struct perfring_reactor *r);   /* in quiesce */
+void pr_reactor_follow_ready(struct perfring_reactor *r);  /* slot n is readable */
+/* In on_timer, before the drain: without a notifier, sysfs is read again.
+ * true: r was cancelled inside (R7), and nothing of the session is left. */
+bool pr_reactor_follow_timer(struct perfring_reactor *r);
 
 /* With flushing off, rings of a process whose first task exited still need
  * the timer: nothing else tells when to read them (R2). */

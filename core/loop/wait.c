@@ -3,6 +3,7 @@
  * by default, or the built-in epoll driver under a merged reactor. */
 #include "loop/epoll.h"
 #include "loop/reactor.h"
+#include "hotplug.h"
 #include "read/merge.h"
 #include "snapshot.h"
 #include "base/clock.h"
@@ -77,7 +78,11 @@ static void poll_loop(struct perfring_session *s, struct loop *l)
 {
 	int ms;
 
+	int n;
+
 	while (!done(l)) {
+		if ((n = pr_hotplug_tick(s)) > 0)
+			l->total += n;
 		if (pass(s, l))
 			continue;
 		if (done(l))

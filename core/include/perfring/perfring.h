@@ -99,6 +99,9 @@ struct perfring_opts {
 	                                one irq_work per ring's worth of records (its
 	                                watermark cannot be turned off; it is set to
 	                                the whole ring) and nobody is woken by it */
+	uint32_t follow_hotplug;   /**< non-zero (needs cpus NULL): follow CPUs going
+	                                offline and coming online. See "CPU hotplug"
+	                                below perfring_session_cpu_stats */
 };
 
 /** One decoded PERF_RECORD_SAMPLE. Valid only during the callback (or, in the
@@ -581,7 +584,9 @@ struct perfring_cpu_fd { int cpu; int fd; };
 
 /** The {cpu, fd} pairs of the watched CPUs, sorted by CPU: one per ring, only
  *  for CPUs in opts.cpus. The fds are owned by the session and stay valid
- *  until perfring_session_free(); never close them. Returns the count (0
+ *  until perfring_session_free(); never close them. With follow_hotplug only
+ *  the CPUs open now are listed: an offline CPU's fd is closed, and the
+ *  array changes at each change (read it again after the cpu callback). Returns the count (0
  *  before start). Readiness on them is one-shot: drain the ring to its head on
  *  each wakeup (or come back without one, see parse_for_cpu_n). */
 PERFRING_API size_t perfring_session_fds(const struct perfring_session *s,
@@ -709,6 +714,59 @@ struct perfring_cpu_stats {
  *  grow, but the copy is not a snapshot across counters. */
 PERFRING_API int perfring_session_cpu_stats(const struct perfring_session *s, int cpu,
 					    struct perfring_cpu_stats *out);
+
+/*
+ * CPU hotplug (opts.follow_hotplug, with opts.cpus NULL). The session's CPU
+ * set is every possible CPU (/sys/devices/system/cpu/possible), sized once
+ * at perfring_session_new, so nothing of it moves while a callback runs;
+ * the CPUs online at start are opened, the rest wait.
+ *  - The signal: a NETLINK_KOBJECT_UEVENT socket, watched by every reactor
+ *    attached to the session (each through its driver's watch(), as the slot
+ *    after its CPUs' slots) and by the session's own waits. Where that socket
+ *    cannot be had, /sys/devices/system/cpu/online is read again at each
+ *    flush (a reactor's timer; so not with PERFRING_FLUSH_NEVER). A message
+ *    only says "look again": each change is confirmed against the online
+ *    list, since uevents can be lost or reordered.
+ *  - Offline: every reactor drains the ring to its head and stops watching
+ *    its slot, the session reads the kernel's drop counts (R4) and closes
+ *    the CPU's fds. Its stats carry on; perfring_session_fds() no longer
+ *    lists it, fd_for_cpu gives -ENOENT, parse_for_cpu reads it as empty.
+ *  - Online: the CPU's events are opened, redirected, filtered, mapped and
+ *    enabled as at start (after a stop they wait for the next start). Every
+ *    reactor watches its slot again, with the new fd, and drains it once.
+ *    A failure to open is reported through the cpu callback (online false)
+ *    and perfring_session_last_error(); the session goes on with the other
+ *    CPUs and tries that one again only after it has gone offline.
+ *  - Merged parses take a ring that appears mid-stream as any other: its
+ *    first records may be older than ones already delivered, and those are
+ *    counted in stats.late.
+ *  - Changes are made on the thread that notices them, inside a reactor
+ *    call (perfring_reactor_on_ready/_on_timer), parse_for_duration,
+ *    parse_until or parse_all (which looks at most every 100 ms), never
+ *    inside a parse of a ring: so every reactor of a following session
+ *    runs on one thread. parse_for_cpu and the pull form never make them.
+ *  - enable_on_exec applies to the CPUs of the start: a CPU that comes
+ *    online later is enabled at once.
+ * Tests replace /sys with PERFRING_TEST_SYSFS and the uevent socket with
+ * PERFRING_TEST_UEVENT_FD (test-only; see docs/HOTPLUG.md).
+ */
+
+/** After each change of a following session, fn(cpu, online, ctx): online
+ *  true once the CPU's ring is open and watched, false once it is closed
+ *  (or its open failed: perfring_session_last_error() says why). Called on
+ *  the parsing thread from inside a parse or reactor call (see above); fn
+ *  may call perfring_session_fds() (which already reflects the change) and
+ *  perfring_session_free() (R7). Set before start; fn NULL removes it.
+ *  -EINVAL without opts.follow_hotplug, -EBUSY after start. */
+PERFRING_API int perfring_session_set_cpu_callback(struct perfring_session *s,
+						   void (*fn)(int cpu, bool online, void *ctx),
+						   void *ctx);
+
+/** The slots a reactor of s may use: one per CPU of the session's set (for
+ *  a following session, every possible CPU) plus, when following, one for
+ *  the hotplug notifier. A driver sizes its per-slot state with it, not
+ *  with perfring_session_fds(), whose count changes. 0 for NULL. */
+PERFRING_API size_t perfring_session_slots(const struct perfring_session *s);
 
 /* ---------------------------------------------- time-ordered across CPUs */
 
