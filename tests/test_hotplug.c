@@ -17,6 +17,7 @@
 #include <ev.h>
 #include <event2/event.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,7 @@ struct run {
 	struct perfring_session *s;
 	struct kcount k;
 	int ups, downs, other;      /* cpu callbacks: the test CPU's, and any other */
+	int changes;                /* the test CPU's, ups and downs */
 	int cpu;
 	bool last_on;
 	size_t fds_in_cb;           /* perfring_session_fds() inside the last callback */
@@ -296,6 +298,7 @@ static void on_cpu(int cpu, bool online, void *ctx)
 		return;
 	}
 	r->last_on = online;
+	r->changes++;
 	if (online)
 		r->ups++;
 	else
@@ -307,24 +310,70 @@ static int gettid_(void)
 	return (int)syscall(SYS_gettid);
 }
 
+static void pause_ms(int ms)
+{
+	poll(NULL, 0, ms);
+}
+
 /* A following session of the getpid tracepoint, filtered on this thread,
- * which runs on the test CPU; flush_ms 0: the driver's default flush. */
-static void session(struct run *r, const struct fake *f, uint32_t flush_ms)
+ * which runs on the test CPU, and on the load's thread (0: none). */
+static void session(struct run *r, const struct fake *f, uint32_t flush_ms, int load_tid)
 {
 	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 64, .wakeup_watermark = WATERMARK,
 				   .flush_ms = flush_ms, .follow_hotplug = 1 };
+	struct perfring_event *ev;
+	char filter[96];
 
 	memset(r, 0, sizeof(*r));
 	r->cpu = f->cpu;
 	cr_assert_eq(kutil_pin(f->cpu), 0);
-	KCHECK(kutil_getpid_session(&o, gettid_(), &r->k, &r->s, NULL), r->s);
+	KCHECK(kutil_getpid_session(&o, gettid_(), &r->k, &r->s, &ev), r->s);
+	snprintf(filter, sizeof(filter), "common_pid == %d || common_pid == %d", gettid_(),
+		 load_tid ? load_tid : gettid_());
+	cr_assert_eq(perfring_event_set_filter(ev, filter), 0);
 	cr_assert_eq(perfring_session_set_cpu_callback(r->s, on_cpu, r), 0);
 	KCHECK(perfring_session_start(r->s), r->s);
 }
 
-static void pause_ms(int ms)
+/* A getpid generator on a CPU that stays, counting its calls. */
+struct load {
+	pthread_t t;
+	int cpu, tid;
+	volatile bool stop, ready, go;
+	long calls;
+};
+
+static void *load_main(void *arg)
 {
-	poll(NULL, 0, ms);
+	struct load *l = arg;
+
+	if (kutil_pin(l->cpu))
+		return NULL;
+	l->tid = gettid_();
+	__atomic_store_n(&l->ready, true, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&l->go, __ATOMIC_ACQUIRE))
+		pause_ms(1);
+	while (!__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE)) {
+		kutil_getpid_n(50);
+		l->calls += 50;
+		pause_ms(1);
+	}
+	return NULL;
+}
+
+static void load_start(struct load *l, int cpu)
+{
+	memset(l, 0, sizeof(*l));
+	l->cpu = cpu;
+	cr_assert_eq(pthread_create(&l->t, NULL, load_main, l), 0);
+	while (!__atomic_load_n(&l->ready, __ATOMIC_ACQUIRE))
+		pause_ms(1);
+}
+
+static void load_stop(struct load *l)
+{
+	__atomic_store_n(&l->stop, true, __ATOMIC_RELEASE);
+	pthread_join(l->t, NULL);
 }
 
 /* Turns d until *v reaches want; fails after WAIT_MS. */
@@ -376,14 +425,14 @@ static bool listed(const struct perfring_session *s, int cpu)
  */
 static void cycle(const struct driver *d, struct run *r, struct fake *f, int fds_on)
 {
-	uint64_t before = r->k.n;
+	uint64_t before = r->k.per_cpu[f->cpu];
 	int downs = r->downs, ups = r->ups, i;
 
 	struct perfring_cpu_stats st0, st;
 
 	cr_assert_eq(perfring_session_cpu_stats(r->s, f->cpu, &st0), 0);
 	kutil_getpid_n(PER_CYCLE);
-	turn_until(d, r, &r->k.n, before + PER_CYCLE, "records by readiness");
+	turn_until(d, r, &r->k.per_cpu[f->cpu], before + PER_CYCLE, "records by readiness");
 	/* A flush pass may read them first, but the fd's readiness, which the
 	 * kernel keeps until the fd is polled, is reported in the same turn. */
 	cr_assert_eq(perfring_session_cpu_stats(r->s, f->cpu, &st), 0);
@@ -392,8 +441,8 @@ static void cycle(const struct driver *d, struct run *r, struct fake *f, int fds
 	set_online(f, f->cpu);
 	send_uevent(f, "offline", f->cpu);
 	turn_until_int(d, r, &r->downs, downs + 1, "offline callbacks");
-	cr_assert_eq(r->k.n, before + PER_CYCLE + TAIL, "%s: %llu of %d records after the "
-		     "offline drain", d->name, (unsigned long long)(r->k.n - before),
+	cr_assert_eq(r->k.per_cpu[f->cpu], before + PER_CYCLE + TAIL, "%s: %llu of %d records after the "
+		     "offline drain", d->name, (unsigned long long)(r->k.per_cpu[f->cpu] - before),
 		     PER_CYCLE + TAIL);
 	cr_assert_not(r->last_on);
 	cr_assert_eq(perfring_session_fd_for_cpu(r->s, f->cpu), -ENOENT);
@@ -403,7 +452,7 @@ static void cycle(const struct driver *d, struct run *r, struct fake *f, int fds
 		     d->name);
 	kutil_getpid_n(PER_CYCLE);
 	d->turn(r);
-	cr_assert_eq(r->k.n, before + PER_CYCLE + TAIL, "records of a closed ring");
+	cr_assert_eq(r->k.per_cpu[f->cpu], before + PER_CYCLE + TAIL, "records of a closed ring");
 	set_online(f, -1);
 	send_uevent(f, "online", f->cpu);
 	turn_until_int(d, r, &r->ups, ups + 1, "online callbacks");
@@ -427,10 +476,13 @@ static void uv_warm_up(void)
 	cr_assert_eq(uv_loop_close(&l), 0);
 }
 
-static void cycles(const struct driver *d, bool uevents, uint32_t flush_ms, int n)
+/* n cycles on d; loaded: a getpid generator runs on a CPU that stays, and
+ * each of its records is delivered too. */
+static void cycles(const struct driver *d, bool uevents, uint32_t flush_ms, int n, bool loaded)
 {
 	struct perfring_cpu_stats st;
 	struct kfdset fds0;
+	struct load l = { 0 };
 	struct fake f;
 	struct run r;
 	char why[256];
@@ -439,7 +491,10 @@ static void cycles(const struct driver *d, bool uevents, uint32_t flush_ms, int 
 	uv_warm_up();
 	cr_assert_eq(kutil_fd_snapshot(&fds0), 0);
 	fake_up(&f, uevents);
-	session(&r, &f, flush_ms);
+	if (loaded)
+		load_start(&l, f.online[0]);
+	session(&r, &f, flush_ms, loaded ? l.tid : 0);
+	__atomic_store_n(&l.go, true, __ATOMIC_RELEASE); /* its records count from now */
 	d->attach(&r);
 	d->turn(&r);
 	fds_on = kutil_fd_count();
@@ -452,8 +507,19 @@ static void cycles(const struct driver *d, bool uevents, uint32_t flush_ms, int 
 	cr_assert_eq(st.samples, (uint64_t)n * (PER_CYCLE + TAIL),
 		     "stats carry on across offline times");
 	cr_assert_eq(st.lost, 0);
-	KCOUNT_EQ(r.k.n, (uint64_t)n * (PER_CYCLE + TAIL));
+	if (loaded)
+		load_stop(&l);
 	d->detach(&r);
+	/* What the load wrote below the watermark: the last parse reads it. */
+	cr_assert_geq(perfring_session_parse_all(r.s), 0);
+	KCOUNT_EQ(r.k.per_cpu[f.cpu], (uint64_t)n * (PER_CYCLE + TAIL));
+	if (loaded) {
+		fprintf(stderr, "# %s: %d cycles, %ld records of the load on CPU %d\n", d->name, n,
+			l.calls, l.cpu);
+		cr_assert_eq(perfring_session_cpu_stats(r.s, l.cpu, &st), 0);
+		cr_assert_eq(st.lost, 0);
+		KCOUNT_EQ(r.k.per_cpu[l.cpu], (uint64_t)l.calls);
+	}
 	perfring_session_free(r.s);
 	fake_down(&f);
 	cr_assert_eq(kutil_fd_changed(&fds0, why, sizeof(why)), -1, "%s: %s", d->name, why);
@@ -464,21 +530,211 @@ TestSuite(hotplug, .timeout = 240);
 /* Every slot change reaches each driver: its watch() of the new fd in the
  * same slot is what delivers the records after a return. With no flush, the
  * notifier alone tells of the changes. */
-Test(hotplug, uevents_uv) { cycles(&drivers[0], true, PERFRING_FLUSH_NEVER, 3); }
-Test(hotplug, uevents_libevent) { cycles(&drivers[1], true, PERFRING_FLUSH_NEVER, 3); }
-Test(hotplug, uevents_libev) { cycles(&drivers[2], true, PERFRING_FLUSH_NEVER, 3); }
-Test(hotplug, uevents_epoll_wait) { cycles(&drivers[3], true, PERFRING_FLUSH_NEVER, 3); }
+Test(hotplug, uevents_uv) { cycles(&drivers[0], true, PERFRING_FLUSH_NEVER, 3, false); }
+Test(hotplug, uevents_libevent) { cycles(&drivers[1], true, PERFRING_FLUSH_NEVER, 3, false); }
+Test(hotplug, uevents_libev) { cycles(&drivers[2], true, PERFRING_FLUSH_NEVER, 3, false); }
+Test(hotplug, uevents_epoll_wait) { cycles(&drivers[3], true, PERFRING_FLUSH_NEVER, 3, false); }
 
 /* No notifier: each flush reads the online list again. */
-Test(hotplug, sysfs_at_flush_uv) { cycles(&drivers[0], false, 20, 3); }
-Test(hotplug, sysfs_at_flush_libevent) { cycles(&drivers[1], false, 20, 3); }
-Test(hotplug, sysfs_at_flush_libev) { cycles(&drivers[2], false, 20, 3); }
-Test(hotplug, sysfs_at_flush_epoll_wait) { cycles(&drivers[3], false, 20, 3); }
+Test(hotplug, sysfs_at_flush_uv) { cycles(&drivers[0], false, 20, 3, false); }
+Test(hotplug, sysfs_at_flush_libevent) { cycles(&drivers[1], false, 20, 3, false); }
+Test(hotplug, sysfs_at_flush_libev) { cycles(&drivers[2], false, 20, 3, false); }
+Test(hotplug, sysfs_at_flush_epoll_wait) { cycles(&drivers[3], false, 20, 3, false); }
 
 /* 100 leave/return pairs under a getpid load: every record written while
  * the CPU was there is delivered, and no fd is left. */
 Test(hotplug, hundred_cycles_lose_nothing)
 {
-	cycles(&drivers[0], true, PERFRING_FLUSH_NEVER, 100);
-	cycles(&drivers[3], true, PERFRING_FLUSH_NEVER, 100);
+	cycles(&drivers[0], true, PERFRING_FLUSH_NEVER, 100, true);
+	cycles(&drivers[3], true, PERFRING_FLUSH_NEVER, 100, true);
+}
+
+/* ------------------------------------------------------ fault injection */
+
+struct fault {
+	enum pr_sys_call call;      /* PR_SYS__COUNT: count only */
+	long nth, seen[PR_SYS__COUNT];
+	int err;
+	bool fired;
+};
+
+static int fault_hook(enum pr_sys_call call, void *ctx)
+{
+	struct fault *fl = ctx;
+	long n = ++fl->seen[call];
+
+	if (call != fl->call || n != fl->nth || fl->fired)
+		return 0;
+	fl->fired = true;
+	return fl->err;
+}
+
+/* Writes n records on cpu (this thread moves there and back). */
+static void records_on(const struct fake *f, int cpu, long n)
+{
+	cr_assert_eq(kutil_pin(cpu), 0);
+	kutil_getpid_n(n);
+	cr_assert_eq(kutil_pin(f->cpu), 0);
+}
+
+/* The test CPU leaves, then returns with fl's fault on its open path. */
+static void faulted_return(struct fault *fl)
+{
+	const struct driver *d = &drivers[0];
+	uint64_t stay0;
+	struct kfdset fds0;
+	struct fake f;
+	struct run r;
+	char why[256], cpu_s[32];
+	int i, fds_off, stay;
+
+	uv_warm_up();
+	cr_assert_eq(kutil_fd_snapshot(&fds0), 0);
+	fake_up(&f, true);
+	stay = f.online[0];
+	session(&r, &f, PERFRING_FLUSH_NEVER, 0);
+	d->attach(&r);
+	set_online(&f, f.cpu);
+	send_uevent(&f, "offline", f.cpu);
+	turn_until_int(d, &r, &r.downs, 1, "offline callbacks");
+	fds_off = kutil_fd_count();
+	pr_fault_set(fault_hook, fl);
+	set_online(&f, -1);
+	send_uevent(&f, "online", f.cpu);
+	turn_until_int(d, &r, &r.changes, 2, "a report of the return");
+	pr_fault_set(NULL, NULL);
+	if (fl->call == PR_SYS__COUNT || !fl->fired) {
+		cr_assert_eq(r.ups, 1);
+	} else {
+		snprintf(cpu_s, sizeof(cpu_s), "CPU %d", f.cpu);
+		cr_assert_eq(r.ups, 0, "the open failed, yet the CPU was reported online");
+		cr_assert_eq(r.downs, 2, "the failure is reported through the cpu callback");
+		cr_assert_not(r.last_on);
+		cr_assert_not_null(strstr(perfring_session_last_error(r.s), cpu_s), "%s",
+				   perfring_session_last_error(r.s));
+		cr_assert_eq(kutil_fd_count(), fds_off, "the failed open left a fd");
+		cr_assert_eq(perfring_session_fd_for_cpu(r.s, f.cpu), -ENOENT);
+		/* The session goes on with the CPU that stayed. */
+		stay0 = r.k.per_cpu[stay];
+		records_on(&f, stay, PER_CYCLE);
+		turn_until(d, &r, &r.k.per_cpu[stay], stay0 + PER_CYCLE, "records of the CPU that stayed");
+		/* Reported once: another uevent, and the list unchanged, try nothing. */
+		send_uevent(&f, "online", f.cpu);
+		for (i = 0; i < SETTLE_TURNS; i++)
+			d->turn(&r);
+		cr_assert_eq(r.downs, 2, "the failure was reported again");
+		/* Once it has left and come back, it opens again. */
+		set_online(&f, f.cpu);
+		send_uevent(&f, "offline", f.cpu);
+		for (i = 0; i < SETTLE_TURNS; i++)
+			d->turn(&r);
+		cr_assert_eq(r.downs, 2, "a CPU that was not open is not closed");
+		set_online(&f, -1);
+		send_uevent(&f, "online", f.cpu);
+		turn_until_int(d, &r, &r.ups, 1, "online callbacks after the fault");
+	}
+	for (i = 0; i < SETTLE_TURNS; i++)
+		d->turn(&r);
+	records_on(&f, f.cpu, PER_CYCLE);
+	turn_until(d, &r, &r.k.per_cpu[f.cpu], PER_CYCLE, "records after the return");
+	d->detach(&r);
+	perfring_session_free(r.s);
+	fake_down(&f);
+	cr_assert_eq(kutil_fd_changed(&fds0, why, sizeof(why)), -1, "%s", why);
+}
+
+/* Each perf_event_open, mmap and ioctl of a returning CPU's open path
+ * fails once, in turn: the session goes on without that CPU, the failure
+ * is reported once, nothing leaks, and the CPU opens once it came back. */
+Test(hotplug, faults_on_the_open_path_of_a_returning_cpu)
+{
+	static const enum pr_sys_call kinds[] = { PR_SYS_PERF_EVENT_OPEN, PR_SYS_MMAP,
+						  PR_SYS_IOCTL };
+	static const int errs[] = { EMFILE, ENOMEM, ENODEV, EBUSY };
+	struct fault count = { .call = PR_SYS__COUNT };
+	size_t k;
+	long nth, cases = 0;
+
+	faulted_return(&count);
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		cr_assert_gt(count.seen[kinds[k]], 0, "a return makes no call of kind %d", kinds[k]);
+		for (nth = 1; nth <= count.seen[kinds[k]]; nth++, cases++) {
+			struct fault fl = { .call = kinds[k], .nth = nth,
+					    .err = errs[cases % (sizeof(errs) / sizeof(errs[0]))] };
+
+			faulted_return(&fl);
+			cr_assert(fl.fired, "call %ld of kind %d was not reached", nth, kinds[k]);
+		}
+	}
+	fprintf(stderr, "# %ld faulted returns: perf_event_open %ld, mmap %ld, ioctl %ld calls\n",
+		cases, count.seen[PR_SYS_PERF_EVENT_OPEN], count.seen[PR_SYS_MMAP],
+		count.seen[PR_SYS_IOCTL]);
+}
+
+/* ----------------------------------------------------------- the rules */
+
+Test(hotplug, options_and_calls)
+{
+	static const int cpu0[] = { 0 };
+	struct perfring_opts o = { .sz = sizeof(o), .follow_hotplug = 1, .cpus = cpu0,
+				   .cpu_cnt = 1 };
+	struct perfring_opts plain = { .sz = sizeof(plain) };
+	struct perfring_session *s = NULL;
+	struct fake f;
+	struct run r;
+
+	cr_assert_eq(perfring_session_new(&o, &s), -EINVAL, "a chosen list is not followed");
+	cr_assert_not_null(strstr(perfring_session_last_error(NULL), "follow_hotplug"));
+	cr_assert_eq(perfring_session_new(&plain, &s), 0);
+	cr_assert_eq(perfring_session_set_cpu_callback(s, on_cpu, NULL), -EINVAL);
+	cr_assert_eq(perfring_session_slots(s), (size_t)kutil_ncpu_online(), "no notifier slot");
+	perfring_session_free(s);
+	cr_assert_eq(perfring_session_set_cpu_callback(NULL, on_cpu, NULL), -EINVAL);
+	cr_assert_eq(perfring_session_slots(NULL), 0);
+	fake_up(&f, true);
+	write_file(&f, "possible", "0-7\n");
+	session(&r, &f, 0, 0);
+	cr_assert_eq(perfring_session_slots(r.s), 9, "every possible CPU, and the notifier");
+	cr_assert_eq(perfring_session_fds(r.s, NULL), (size_t)f.n, "only the online CPUs' fds");
+	cr_assert_eq(perfring_session_fd_for_cpu(r.s, 7), -ENOENT, "a possible CPU not online");
+	cr_assert_eq(perfring_session_set_cpu_callback(r.s, on_cpu, &r), -EBUSY);
+	perfring_session_free(r.s);
+	write_file(&f, "possible", "bogus\n");
+	o = (struct perfring_opts){ .sz = sizeof(o), .follow_hotplug = 1 };
+	cr_assert_eq(perfring_session_new(&o, &s), -EINVAL);
+	cr_assert_not_null(strstr(perfring_session_last_error(NULL), "possible"), "%s",
+			   perfring_session_last_error(NULL));
+	fake_down(&f);
+}
+
+/* On the real sysfs the notifier is the kernel's uevent socket; a session
+ * that cannot have it (socket fails) still starts, and reads sysfs at each
+ * flush instead. */
+Test(hotplug, real_sysfs_and_no_socket)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .follow_hotplug = 1, .ring_pages = 8 };
+	struct fault fl = { .call = PR_SYS_SOCKET, .nth = 1, .err = EMFILE };
+	struct perfring_session *s = NULL;
+	struct kcount k = { 0 };
+	int fds0 = kutil_fd_count(), per_cpu;
+
+	unsetenv("PERFRING_TEST_SYSFS");
+	KCHECK(kutil_getpid_session(&o, getpid(), &k, &s, NULL), s);
+	KCHECK(perfring_session_start(s), s);
+	per_cpu = (kutil_fd_count() - fds0 - 1) / kutil_ncpu_online();
+	cr_assert_eq(kutil_fd_count(), fds0 + 1 + per_cpu * kutil_ncpu_online(),
+		     "the rings' fds and one notifier");
+	cr_assert_eq(perfring_session_fds(s, NULL), (size_t)kutil_ncpu_online());
+	perfring_session_free(s);
+	cr_assert_eq(kutil_fd_count(), fds0);
+	pr_fault_set(fault_hook, &fl);
+	KCHECK(kutil_getpid_session(&o, getpid(), &k, &s, NULL), s);
+	KCHECK(perfring_session_start(s), s);
+	pr_fault_set(NULL, NULL);
+	cr_assert(fl.fired);
+	cr_assert_eq(kutil_fd_count(), fds0 + per_cpu * kutil_ncpu_online(), "no notifier");
+	kutil_getpid_n(100);
+	cr_assert_eq(perfring_session_parse_all(s), 100);
+	perfring_session_free(s);
+	cr_assert_eq(kutil_fd_count(), fds0);
 }
