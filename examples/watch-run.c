@@ -104,7 +104,7 @@ static void on_loop_error(int cpu, int err, void *ctx)
 		w->cpus[slot].hup = true;
 		w->nhup++;
 	}
-	if (w->a.pid && w->nhup == w->ncpu)
+	if (w->a.pid && w->nhup >= w->non)
 		watch_request_stop(w);
 }
 
@@ -153,8 +153,10 @@ static void show_interval(struct watch *w, uint64_t now)
 
 	if (!rows)
 		return;
+	w->nrows = 0;
 	for (size_t i = 0; i < w->ncpu; i++)
-		watch_row_interval(w, i, &rows[i]);
+		if (w->cpus[i].on)
+			watch_row_interval(w, i, &rows[w->nrows++]);
 	watch_row_total(w, rows, false, &total);
 	watch_view_interval(w, rows, &total, (double)(now - w->last_tick_ns) / 1e9);
 	watch_interval_reset(w);
@@ -236,8 +238,10 @@ int watch_finish(struct watch *w)
 		perfring_session_parse_for_cpu(w->s, w->cpus[i].cpu);
 	code = exit_code(w);
 	if (rows && w->t0_ns && !output_gone(w)) {
+		w->nrows = 0;
 		for (size_t i = 0; i < w->ncpu; i++)
-			watch_row_run(w, i, &rows[i]);
+			if (w->cpus[i].ever)
+				watch_row_run(w, i, &rows[w->nrows++]);
 		watch_row_total(w, rows, true, &total);
 		watch_view_summary(w, rows, &total, (double)(watch_now_ns() - w->t0_ns) / 1e9,
 				   code);

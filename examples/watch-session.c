@@ -27,6 +27,8 @@ static void session_opts(const struct watch *w, struct perfring_opts *o)
 		.enable_on_exec = w->child != 0,    /* count COMMAND from its exec, as perf stat */
 		.overwrite = a->overwrite,
 		.cgroup = a->cgroup,
+		/* every CPU, as they come and go; a flight recorder follows none */
+		.follow_hotplug = !a->cpus && !a->overwrite,
 	};
 	if (a->overwrite)
 		return;
@@ -285,6 +287,8 @@ static int create(struct watch *w, bool user_only)
 		return fail(err == -ENOMEM ? WATCH_EXIT_FAIL : WATCH_EXIT_USAGE, "",
 			    perfring_session_last_error(NULL), err);
 	w->user_only = user_only;
+	if (o.follow_hotplug && (err = perfring_session_set_cpu_callback(w->s, watch_on_cpu, w)))
+		return fail(WATCH_EXIT_FAIL, "", perfring_session_last_error(w->s), err);
 	watch_by_free(w);
 	if (w->a.print && (err = watch_print_open(w)))
 		return fail(WATCH_EXIT_FAIL, "--print: ", perfring_session_last_error(w->s), err);

@@ -127,20 +127,29 @@ int watch_on_sample(const struct perfring_sample *smp, void *ctx)
 int watch_cpus_init(struct watch *w)
 {
 	const struct perfring_cpu_fd *fds;
-	size_t n = perfring_session_fds(w->s, &fds);
+	size_t n = perfring_session_fds(w->s, &fds), slots = perfring_session_slots(w->s);
 
-	w->max_cpu = n ? fds[n - 1].cpu : 0;
+	/* Following hotplug: a slot per possible CPU, and the notifier's. */
+	if (slots > n + 1)
+		n = slots - 1;
 	w->cpus = calloc(n ? n : 1, sizeof(*w->cpus));
+	if (!w->cpus)
+		return -1;
+	if (n == perfring_session_fds(w->s, NULL))
+		for (size_t i = 0; i < n; i++)
+			w->cpus[i].cpu = fds[i].cpu;
+	else
+		n = watch_hotplug_list(w);
+	w->max_cpu = n ? w->cpus[n - 1].cpu : 0;
 	w->slot_of_cpu = malloc((size_t)(w->max_cpu + 1) * sizeof(int));
 	w->ev_cpu_samples = calloc((w->nnames ? w->nnames : 1) * (n ? n : 1), sizeof(uint64_t));
-	if (!w->cpus || !w->slot_of_cpu || !w->ev_cpu_samples)
+	if (!w->slot_of_cpu || !w->ev_cpu_samples)
 		return -1;
 	memset(w->slot_of_cpu, 0xff, (size_t)(w->max_cpu + 1) * sizeof(int));
-	for (size_t i = 0; i < n; i++) {
-		w->cpus[i].cpu = fds[i].cpu;
-		w->slot_of_cpu[fds[i].cpu] = (int)i;
-	}
+	for (size_t i = 0; i < n; i++)
+		w->slot_of_cpu[w->cpus[i].cpu] = (int)i;
 	w->ncpu = n;
+	watch_hotplug_mark(w);
 	return 0;
 }
 
@@ -213,7 +222,9 @@ void watch_row_total(const struct watch *w, const struct watch_row *rows, bool r
 	struct watch_hist h = { 0 };
 
 	*t = (struct watch_row){ .cpu = -1 };
-	for (size_t i = 0; i < w->ncpu; i++) {
+	for (size_t i = 0; i < w->nrows; i++) {
+		const struct watch_cpu *c = &w->cpus[w->slot_of_cpu[rows[i].cpu]];
+
 		t->events += rows[i].events;
 		t->bytes += rows[i].bytes;
 		t->records += rows[i].records;
@@ -221,7 +232,7 @@ void watch_row_total(const struct watch *w, const struct watch_row *rows, bool r
 		t->lost += rows[i].lost;
 		if (rows[i].fill_pct > t->fill_pct)
 			t->fill_pct = rows[i].fill_pct;
-		hist_merge(&h, run ? &w->cpus[i].all : &w->cpus[i].sec);
+		hist_merge(&h, run ? &c->all : &c->sec);
 	}
 	t->p50_ns = watch_hist_pct(&h, 0.50);
 	t->p99_ns = watch_hist_pct(&h, 0.99);

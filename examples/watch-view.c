@@ -177,7 +177,7 @@ static void json_interval(const struct watch *w, const struct watch_row *rows,
 {
 	printf("{\"type\":\"interval\",\"time_s\":%.3f,\"interval_s\":%.3f,\"cpus\":[",
 	       (double)(watch_now_ns() - w->t0_ns) / 1e9, dt);
-	for (size_t i = 0; i < w->ncpu; i++) {
+	for (size_t i = 0; i < w->nrows; i++) {
 		printf(i ? "," : "");
 		json_rate_row(&rows[i], dt);
 	}
@@ -195,7 +195,7 @@ static void json_summary(const struct watch *w, const struct watch_row *rows,
 	printf("{\"type\":\"summary\",\"loop\":\"%s\",\"duration_s\":%.3f,", w->loop_name, secs);
 	json_count_fields(total);
 	printf(",\"cpus\":[");
-	for (size_t i = 0; i < w->ncpu; i++) {
+	for (size_t i = 0; i < w->nrows; i++) {
 		printf("%s{\"cpu\":%d,", i ? "," : "", rows[i].cpu);
 		json_count_fields(&rows[i]);
 		printf("}");
@@ -367,7 +367,7 @@ static void tty_redraw(struct watch *w, const struct watch_row *rows,
 	w->drawn_lines = 0;
 	text_header(w, (double)(watch_now_ns() - w->t0_ns) / 1e9);
 	line(w, COLS_TTY);
-	for (size_t i = 0; rows && i < w->ncpu; i++)
+	for (size_t i = 0; rows && i < w->nrows; i++)
 		tty_row(w, &rows[i], dt);
 	if (rows)
 		tty_row(w, total, dt);
@@ -424,7 +424,7 @@ void watch_view_interval(struct watch *w, const struct watch_row *rows,
 		json_interval(w, rows, total, dt);
 	else if (w->tty)
 		tty_redraw(w, rows, total, dt);
-	for (size_t i = 0; !w->a.json && !w->tty && i < w->ncpu; i++)
+	for (size_t i = 0; !w->a.json && !w->tty && i < w->nrows; i++)
 		pipe_row(w, &rows[i], t, dt);
 	if (!w->a.json && !w->tty)
 		pipe_row(w, total, t, dt);
@@ -458,7 +458,7 @@ static void text_summary(const struct watch *w, const struct watch_row *rows,
 		fputs("\r\033[K", stdout);   /* over the terminal's echoed ^C */
 	snprintf(lead, sizeof(lead), "summary: %.2f s on %s: ", secs, w->loop_name);
 	text_count_row(total, secs, lead);
-	for (size_t i = 0; i < w->ncpu; i++) {
+	for (size_t i = 0; i < w->nrows; i++) {
 		snprintf(lead, sizeof(lead), "  cpu %d: ", rows[i].cpu);
 		text_count_row(&rows[i], secs, lead);
 	}

@@ -103,6 +103,7 @@ struct watch_cpu {
 	struct perfring_cpu_stats tick;     /* the session's counters at the last tick */
 	struct watch_hist sec, all;         /* delivery latency: this interval, whole run */
 	bool hup;
+	bool on, ever;                      /* its ring is open now; was at some time */
 };
 
 struct watch;
@@ -146,7 +147,8 @@ struct watch {
 	size_t nnames;
 	bool user_only;                     /* fell back to exclude_kernel software events */
 	struct watch_cpu *cpus;             /* one per watched CPU, sorted */
-	size_t ncpu, nhup;
+	size_t ncpu, nhup;                  /* ncpu: with hotplug, every possible CPU */
+	size_t non, nrows;                  /* CPUs open now; rows of the table shown */
 	int *slot_of_cpu;                   /* cpu number -> index in cpus, or -1 */
 	int max_cpu;
 	pid_t child;                        /* -- COMMAND, or 0 */
@@ -202,6 +204,11 @@ uint64_t watch_now_ns(void);
 
 /* watch-stats.c */
 int watch_cpus_init(struct watch *w);
+/* watch-hotplug.c: the possible CPUs into w->cpus (returns how many), the
+ * open ones marked, and the cpu callback (ctx = w). */
+size_t watch_hotplug_list(struct watch *w);
+void watch_hotplug_mark(struct watch *w);
+void watch_on_cpu(int cpu, bool online, void *ctx);
 void watch_cpus_free(struct watch *w);
 int watch_on_sample(const struct perfring_sample *smp, void *ctx);
 void watch_hist_add(struct watch_hist *h, uint64_t v);

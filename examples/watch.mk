@@ -9,7 +9,7 @@ examples_perfring_watch_SOURCES = examples/perfring-watch.c examples/watch.h \
 	examples/watch-epoll.c examples/epoll-driver.c examples/epoll-driver.h \
 	examples/watch-byview.c examples/watch-print.c examples/watch-recorder.c \
 	examples/fieldcount.c examples/fieldcount.h examples/textesc.c examples/textesc.h \
-	examples/watch-metrics.c examples/watch-bpf.c examples/watch-profile.c
+	examples/watch-metrics.c examples/watch-bpf.c examples/watch-profile.c examples/watch-hotplug.c
 examples_perfring_watch_CPPFLAGS = $(AM_CPPFLAGS)
 examples_perfring_watch_CFLAGS = $(AM_CFLAGS)
 WATCH_ADAPTERS =
