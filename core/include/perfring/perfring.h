@@ -939,6 +939,12 @@ struct perfring_loop_ops {
  *  wakeup mode or poll_interval_ms in default mode; none for
  *  PERFRING_FLUSH_NEVER) and drains every ring once. *out is set before
  *  any callback of the session runs, so a callback may free r.
+ *  A session following hotplug (opts.follow_hotplug) has a slot per
+ *  possible CPU (an offline one is not watched) and one more, after them,
+ *  for its hotplug notifier, a socket watched like a ring's fd; size the
+ *  driver's per-slot state with perfring_session_slots(). A slot whose CPU
+ *  went offline is unwatched, and when it comes back watched again with
+ *  a new fd.
  *  -EINVAL for NULL s, ops or out, or ops without one of its four
  *  functions or with sz too small: then no operation is called. Any other
  *  failure (-EINVAL before start or for bad opts, -ENOENT for a CPU the
