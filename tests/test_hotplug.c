@@ -185,6 +185,7 @@ struct run {
 	int cpu;
 	bool last_on;
 	size_t fds_in_cb;           /* perfring_session_fds() inside the last callback */
+	bool free_in_cb;            /* the callback frees the session (R7) */
 	uv_loop_t uv;
 	struct perfring_libuv *ua;
 	bool uv_done;
@@ -293,6 +294,10 @@ static void on_cpu(int cpu, bool online, void *ctx)
 	struct run *r = ctx;
 
 	r->fds_in_cb = perfring_session_fds(r->s, NULL);
+	if (r->free_in_cb) {
+		perfring_session_free(r->s);
+		r->free_in_cb = false;
+	}
 	if (cpu != r->cpu) {
 		r->other++;
 		return;
@@ -335,12 +340,16 @@ static void session(struct run *r, const struct fake *f, uint32_t flush_ms, int 
 	KCHECK(perfring_session_start(r->s), r->s);
 }
 
-/* A getpid generator on a CPU that stays, counting its calls. */
+/* A getpid generator on a CPU that stays, counting its calls. It keeps at
+ * most LOAD_AHEAD records ahead of what was delivered of its CPU, so that a
+ * loaded machine that starves the loop never overflows the ring. */
+#define LOAD_AHEAD 1000
 struct load {
 	pthread_t t;
 	int cpu, tid;
 	volatile bool stop, ready, go;
 	long calls;
+	const uint64_t *delivered;
 };
 
 static void *load_main(void *arg)
@@ -354,6 +363,10 @@ static void *load_main(void *arg)
 	while (!__atomic_load_n(&l->go, __ATOMIC_ACQUIRE))
 		pause_ms(1);
 	while (!__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE)) {
+		if ((uint64_t)l->calls - __atomic_load_n(l->delivered, __ATOMIC_RELAXED) > LOAD_AHEAD) {
+			pause_ms(1);
+			continue;
+		}
 		kutil_getpid_n(50);
 		l->calls += 50;
 		pause_ms(1);
@@ -494,6 +507,7 @@ static void cycles(const struct driver *d, bool uevents, uint32_t flush_ms, int 
 	if (loaded)
 		load_start(&l, f.online[0]);
 	session(&r, &f, flush_ms, loaded ? l.tid : 0);
+	l.delivered = &r.k.per_cpu[l.cpu];
 	__atomic_store_n(&l.go, true, __ATOMIC_RELEASE); /* its records count from now */
 	d->attach(&r);
 	d->turn(&r);
@@ -737,4 +751,41 @@ Test(hotplug, real_sysfs_and_no_socket)
 	cr_assert_eq(perfring_session_parse_all(s), 100);
 	perfring_session_free(s);
 	cr_assert_eq(kutil_fd_count(), fds0);
+}
+
+/* R7: the cpu callback frees the session. On a loop the session goes when
+ * the reactor's call returns (the adapter is cancelled, R6, and its detach
+ * frees it); in parse_for_duration, that call returns -ECANCELED. */
+Test(hotplug, free_inside_the_cpu_callback)
+{
+	struct kfdset fds0;
+	struct fake f;
+	struct run r;
+	char why[256];
+	int n;
+
+	uv_warm_up();
+	cr_assert_eq(kutil_fd_snapshot(&fds0), 0);
+	fake_up(&f, true);
+	session(&r, &f, PERFRING_FLUSH_NEVER, 0);
+	drivers[0].attach(&r);
+	r.free_in_cb = true;
+	kutil_getpid_n(TAIL);
+	set_online(&f, f.cpu);
+	send_uevent(&f, "offline", f.cpu);
+	turn_until_int(&drivers[0], &r, &r.downs, 1, "offline callbacks");
+	cr_assert_eq(r.k.per_cpu[f.cpu], TAIL, "the ring was drained before the callback");
+	drivers[0].turn(&r);
+	drivers[0].detach(&r);
+	set_online(&f, -1);
+	session(&r, &f, PERFRING_FLUSH_NEVER, 0);
+	cr_assert_geq(perfring_session_parse_for_duration(r.s, 1000000), 0);
+	r.free_in_cb = true;
+	set_online(&f, f.cpu);
+	send_uevent(&f, "offline", f.cpu);
+	n = perfring_session_parse_for_duration(r.s, (uint64_t)WAIT_MS * 1000000);
+	cr_assert_eq(n, -ECANCELED, "got %d", n);
+	cr_assert_eq(r.downs, 1);
+	fake_down(&f);
+	cr_assert_eq(kutil_fd_changed(&fds0, why, sizeof(why)), -1, "%s", why);
 }
