@@ -68,8 +68,10 @@ check_PROGRAMS += tests/pages_n
 tests_pages_n_SOURCES = tests/pages_n.c
 tests_pages_n_CFLAGS = -std=c11 $(WARN_CFLAGS)
 tests_pages_n_LDFLAGS = -all-static
-TESTS += tests/test_watch.sh tests/test_watch_signals.sh tests/test_watch_profile.sh
-EXTRA_DIST += tests/test_watch.sh tests/test_watch_signals.sh tests/test_watch_profile.sh
+TESTS += tests/test_watch.sh tests/test_watch_signals.sh tests/test_watch_profile.sh \
+	tests/test_watch_hotplug.sh
+EXTRA_DIST += tests/test_watch.sh tests/test_watch_signals.sh tests/test_watch_profile.sh \
+	tests/test_watch_hotplug.sh
 
 # tests/taskname: renames itself N times and signals itself (exact counts
 # for --by on a string field, --print against perf script, hostile comms).
