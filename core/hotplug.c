@@ -216,6 +216,7 @@ static void up(struct perfring_session *s, size_t i)
 	p.enable_on_exec = false;
 	memset(&c->lost, 0, sizeof(c->lost));
 	c->ended = false;
+	PR_STAT_SET(c, hup, 0); /* an end its old fd reported is over */
 	err = pr_open_cpus(&p, c, 1, &s->err);
 	if (!err && s->state == PR_STARTED)
 		err = pr_enable_cpus(c, 1, true, &s->err);
