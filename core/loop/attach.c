@@ -69,7 +69,9 @@ static int watch_all(struct perfring_reactor *r)
 	int err;
 
 	for (i = 0; i < r->n; i++) {
-		if (r->slots[i].c->ended || !pr_session_cpu_on(r->s, (size_t)(r->slots[i].c - r->s->cpu)))
+		/* An ended ring, or an offline CPU of a hotplug session. */
+		if (r->slots[i].c->ended ||
+		    !pr_session_cpu_on(r->s, (size_t)(r->slots[i].c - r->s->cpu)))
 			continue;
 		if ((err = r->ops.watch(r->loop, i, r->slots[i].fd, true)))
 			return pr_err(&r->s->err, err, "watching CPU %d's ring fd on the loop: %s",

@@ -76,9 +76,7 @@ static void sleep_ms(int ms)
 
 static void poll_loop(struct perfring_session *s, struct loop *l)
 {
-	int ms;
-
-	int n;
+	int ms, n;
 
 	while (!done(l)) {
 		if ((n = pr_hotplug_tick(s)) > 0)
