@@ -47,7 +47,7 @@ bool pr_reactor_leave(struct perfring_reactor *r)
 	return true;
 }
 
-void pr_reactor_report(struct perfring_reactor *r, int cpu, int err)
+static void report(struct perfring_reactor *r, int cpu, int err)
 {
 	if (r->o.on_error && !r->cancelled)
 		r->o.on_error(cpu, err, r->o.ctx);
@@ -55,7 +55,7 @@ void pr_reactor_report(struct perfring_reactor *r, int cpu, int err)
 
 /* Asks for a soon turn; a loop that cannot give one is reported for the
  * CPU left waiting (its records wait for the next flush). */
-void pr_reactor_want_soon(struct perfring_reactor *r, int cpu)
+static void want_soon(struct perfring_reactor *r, int cpu)
 {
 	int err;
 
@@ -64,7 +64,7 @@ void pr_reactor_want_soon(struct perfring_reactor *r, int cpu)
 	if (!(err = r->ops.soon(r->loop, true)))
 		r->soon_on = true;
 	else
-		pr_reactor_report(r, cpu, err);
+		report(r, cpu, err);
 }
 
 /* A timer the loop cannot re-arm is a loop error of no one CPU: -1. */
@@ -74,7 +74,7 @@ static void arm_timer(struct perfring_reactor *r)
 	int err;
 
 	if (ms && !r->cancelled && (err = r->ops.timer(r->loop, ms)))
-		pr_reactor_report(r, -1, err);
+		report(r, -1, err);
 }
 
 /* Stops watching sl (once). */
@@ -97,7 +97,7 @@ static void end_slot(struct perfring_reactor *r, struct slot *sl)
 		sl->c->ended = true;
 		PR_STAT_SET(sl->c, hup, 1);
 	}
-	pr_reactor_report(r, sl->c->cpu, err);
+	report(r, sl->c->cpu, err);
 }
 
 /* A drain holds the session (R7): freed inside it, the session released r
@@ -138,7 +138,7 @@ void pr_reactor_drain_slot(struct perfring_reactor *r, struct slot *sl)
 	if (r->cancelled)
 		sl->more = false;
 	if (sl->more)
-		pr_reactor_want_soon(r, sl->c->cpu);
+		want_soon(r, sl->c->cpu);
 	else if (sl->end && !r->cancelled)
 		end_or_orphan(r, sl);
 }
@@ -214,7 +214,7 @@ PERFRING_API void perfring_reactor_on_ready(struct perfring_reactor *r, size_t s
 		sl->end = (revents & POLLERR) ? -EIO : -EPIPE;
 	if (r->merged) {
 		r->merge_due = true;
-		pr_reactor_want_soon(r, sl->c->cpu);
+		want_soon(r, sl->c->cpu);
 	} else {
 		pr_reactor_drain_slot(r, sl);
 	}
@@ -241,7 +241,7 @@ PERFRING_API void perfring_reactor_on_soon(struct perfring_reactor *r)
 				pr_reactor_drain_slot(r, &r->slots[i]);
 	}
 	if (r->settle)
-		pr_reactor_want_soon(r, -1);
+		want_soon(r, -1);
 	pr_reactor_leave(r);
 }
 
@@ -280,3 +280,13 @@ PERFRING_API void perfring_reactor_on_timer(struct perfring_reactor *r)
 	pr_reactor_leave(r);
 }
 
+/* For loop/follow.c. */
+void pr_reactor_report(struct perfring_reactor *r, int cpu, int err)
+{
+	report(r, cpu, err);
+}
+
+void pr_reactor_want_soon(struct perfring_reactor *r, int cpu)
+{
+	want_soon(r, cpu);
+}
