@@ -83,6 +83,8 @@ static void samples_family(struct page *p, const struct watch *w)
 		for (size_t c = 0; c < w->ncpu; c++) {
 			uint64_t n = 0;
 
+			if (!w->cpus[c].ever) /* a possible CPU never online: no series */
+				continue;
 			for (size_t j = i; j < w->nnames; j++)
 				if (!strcmp(w->names[j], w->names[i]))
 					n += w->ev_cpu_samples[j * w->ncpu + c];
@@ -121,14 +123,16 @@ static void cpu_families(struct page *p, const struct watch *w,
 	for (unsigned f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
 		family(p, fam[f].name, "counter", fam[f].help);
 		for (size_t c = 0; c < w->ncpu; c++)
-			put(p, "%s{cpu=\"%d\"} %llu\n", fam[f].name, w->cpus[c].cpu,
-			    (unsigned long long)cpu_field(&st[c], (enum cpu_field)f));
+			if (w->cpus[c].ever)
+				put(p, "%s{cpu=\"%d\"} %llu\n", fam[f].name, w->cpus[c].cpu,
+				    (unsigned long long)cpu_field(&st[c], (enum cpu_field)f));
 	}
 	family(p, "perfring_ring_fill_max_ratio", "gauge",
 	       "The highest ring fill seen at a read since the start, from 0 to 1.");
 	for (size_t c = 0; c < w->ncpu; c++)
-		put(p, "perfring_ring_fill_max_ratio{cpu=\"%d\"} %.2f\n", w->cpus[c].cpu,
-		    st[c].max_fill_pct / 100.0);
+		if (w->cpus[c].ever)
+			put(p, "perfring_ring_fill_max_ratio{cpu=\"%d\"} %.2f\n", w->cpus[c].cpu,
+			    st[c].max_fill_pct / 100.0);
 }
 
 static void latency_family(struct page *p, const struct watch *w)
