@@ -117,6 +117,8 @@ int pr_bpf_start(struct perfring_session *s, struct pr_cpu *cpu)
 	pr_session_plan(s, &p);
 	for (e = 0; e < s->reg.nevents; e++) {
 		for (i = 0; s->reg.events[e]->kind == PR_EV_BPF && i < s->ncpu; i++) {
+			if (cpu[i].leader_fd < 0) /* an offline CPU of a hotplug session */
+				continue;
 			if ((err = map_cpu(s, s->reg.events[e], &cpu[i], &p))) {
 				pr_bpf_unmap(s);
 				return err;
@@ -169,4 +171,38 @@ void pr_bpf_unmap(struct perfring_session *s)
 		if (s->reg.events[e]->kind == PR_EV_BPF)
 			m->nset = 0;
 	}
+}
+
+void pr_bpf_cpu_down(struct perfring_session *s, int cpu)
+{
+	struct pr_bpf_map *m;
+	size_t e, k;
+
+	for (e = 0; e < s->reg.nevents; e++) {
+		m = &s->reg.events[e]->bpf;
+		for (k = 0; s->reg.events[e]->kind == PR_EV_BPF && k < m->nset;) {
+			if (m->set[k].cpu != cpu) {
+				k++;
+				continue;
+			}
+			unset(m, &m->set[k]);
+			m->set[k] = m->set[--m->nset];
+		}
+	}
+}
+
+int pr_bpf_cpu_up(struct perfring_session *s, struct pr_cpu *c)
+{
+	struct pr_plan p;
+	size_t e;
+	int err;
+
+	pr_session_plan(s, &p);
+	for (e = 0; e < s->reg.nevents; e++) {
+		if (s->reg.events[e]->kind == PR_EV_BPF && (err = map_cpu(s, s->reg.events[e], c, &p))) {
+			pr_bpf_cpu_down(s, c->cpu);
+			return err;
+		}
+	}
+	return 0;
 }

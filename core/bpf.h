@@ -22,4 +22,10 @@ int pr_bpf_enable(struct perfring_session *s);
 /* Deletes every map entry the session wrote (an entry already gone is fine). */
 void pr_bpf_unmap(struct perfring_session *s);
 
+/* CPU hotplug: c, open again, gets every BPF output event and its map
+ * entry (on failure its entries are deleted; the fds are in c); and cpu's
+ * entries are deleted before its fds close, so no entry holds its events. */
+int pr_bpf_cpu_up(struct perfring_session *s, struct pr_cpu *c);
+void pr_bpf_cpu_down(struct perfring_session *s, int cpu);
+
 #endif

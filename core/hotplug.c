@@ -3,6 +3,7 @@
  * in one place (drain, close; or open, enable), the attachments and the cpu
  * callback told. */
 #include "hotplug.h"
+#include "bpf.h"
 #include "read/drain.h"
 #include "read/merge.h"
 #include "kernel/cpulist.h"
@@ -192,6 +193,7 @@ static int down(struct perfring_session *s, size_t i)
 	n = pr_drain(c, 0, NULL, NULL);
 	if (n < 0 || !pr_cpu_claim(c, pr_self()))
 		return 0;
+	pr_bpf_cpu_down(s, c->cpu);
 	pr_close_cpus(c, 1);
 	idle_ring(s->hp, c, i);
 	s->hp->on[i] = false;
@@ -201,9 +203,10 @@ static int down(struct perfring_session *s, size_t i)
 	return n;
 }
 
-/* Opens c as start did (filters too), enabled unless the session is
- * stopped; its stats carry on, its drop counts start again with the new
- * events. A failure is reported once: the CPU waits until it has left. */
+/* Opens c as start did (filters and BPF output map entries too), enabled
+ * unless the session is stopped; its stats carry on, its drop counts start
+ * again with the new events. A failure is reported once: the CPU waits
+ * until it has left. */
 static void up(struct perfring_session *s, size_t i)
 {
 	struct pr_cpu *c = &s->cpu[i];
@@ -218,9 +221,12 @@ static void up(struct perfring_session *s, size_t i)
 	c->ended = false;
 	PR_STAT_SET(c, hup, 0); /* an end its old fd reported is over */
 	err = pr_open_cpus(&p, c, 1, &s->err);
+	if (!err)
+		err = pr_bpf_cpu_up(s, c);
 	if (!err && s->state == PR_STARTED)
 		err = pr_enable_cpus(c, 1, true, &s->err);
 	if (err) {
+		pr_bpf_cpu_down(s, c->cpu);
 		pr_close_cpus(c, 1);
 		idle_ring(s->hp, c, i);
 	}

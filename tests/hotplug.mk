@@ -10,7 +10,7 @@ if BUILD_EV
 check_PROGRAMS += tests/test_hotplug
 TESTS += tests/test_hotplug
 tests_test_hotplug_SOURCES = tests/test_hotplug.c adapters/uv/perfring-uv.c \
-	adapters/event/perfring-event.c adapters/ev/perfring-ev.c
+	adapters/event/perfring-event.c adapters/ev/perfring-ev.c tests/kbpf.c tests/kbpf.h
 tests_test_hotplug_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/adapters/uv/include \
 	-I$(top_srcdir)/adapters/event/include -I$(top_srcdir)/adapters/ev/include \
 	-DPERFRING_BUILDING

@@ -6,6 +6,7 @@
  * drivers (uv, libevent, libev, the session's own epoll wait) runs the same
  * cycles; the fault cases fail the returning CPU's open path. */
 #include "kutil.h"
+#include "kbpf.h"
 #include "base/sys.h"
 
 #include <perfring/perfring-uv.h>
@@ -786,6 +787,72 @@ Test(hotplug, free_inside_the_cpu_callback)
 	n = perfring_session_parse_for_duration(r.s, (uint64_t)WAIT_MS * 1000000);
 	cr_assert_eq(n, -ECANCELED, "got %d", n);
 	cr_assert_eq(r.downs, 1);
+	fake_down(&f);
+	cr_assert_eq(kutil_fd_changed(&fds0, why, sizeof(why)), -1, "%s", why);
+}
+
+/* BPF output follows too: the leaving CPU's map entry is deleted with its
+ * events (the program's output there then fails with -ENOENT, and no entry
+ * keeps a closed event alive), and the returning CPU gets a new event and
+ * entry, whose samples arrive. */
+Test(hotplug, bpf_output_entries_follow)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 64, .wakeup_watermark = WATERMARK,
+				   .flush_ms = 20, .follow_hotplug = 1 };
+	struct kbpf_check c = { .tgid = (uint32_t)getpid(), .tid = (uint32_t)gettid_() };
+	struct perfring_event *ev;
+	uint32_t ids[3];
+	struct kfdset fds0;
+	struct kbpf b;
+	struct fake f;
+	struct run r;
+	char why[1024] = "";
+	int64_t failed;
+	int err;
+
+	uv_warm_up();
+	cr_assert_eq(kutil_fd_snapshot(&fds0), 0);
+	fake_up(&f, true);
+	err = kbpf_open(&b, getpid(), 0, why, sizeof(why));
+	if (err == -EPERM || err == -EACCES || err == -ENOSYS)
+		cr_skip_test("BPF unavailable: %s", why);
+	cr_assert_eq(err, 0, "%s", why);
+	ids[0] = kbpf_id(b.prog);
+	ids[1] = kbpf_id(b.out_map);
+	ids[2] = kbpf_id(b.res_map);
+	memset(&r, 0, sizeof(r));
+	r.cpu = f.cpu;
+	cr_assert_eq(kutil_pin(f.cpu), 0);
+	KCHECK(perfring_session_new(&o, &r.s), NULL);
+	KCHECK(perfring_session_add_bpf_output(r.s, b.out_map, &ev), r.s);
+	cr_assert_eq(perfring_event_set_callback(ev, kbpf_check_cb, &c), 0);
+	cr_assert_eq(perfring_session_set_cpu_callback(r.s, on_cpu, &r), 0);
+	KCHECK(perfring_session_start(r.s), r.s);
+	drivers[0].attach(&r);
+	kutil_getpid_n(100);
+	turn_until(&drivers[0], &r, &c.per_cpu[f.cpu], 100, "BPF samples before the leave");
+	set_online(&f, f.cpu);
+	send_uevent(&f, "offline", f.cpu);
+	turn_until_int(&drivers[0], &r, &r.downs, 1, "offline callbacks");
+	cr_assert_eq(kbpf_delete(b.out_map, (uint32_t)f.cpu), -ENOENT,
+		     "the leaving CPU's map entry is gone");
+	failed = kbpf_result(&b, 1);
+	kutil_getpid_n(100);
+	cr_assert_eq(kbpf_result(&b, 1), failed + 100, "outputs on a CPU with no entry fail");
+	cr_assert_eq(kbpf_result(&b, 0), -ENOENT);
+	set_online(&f, -1);
+	send_uevent(&f, "online", f.cpu);
+	turn_until_int(&drivers[0], &r, &r.ups, 1, "online callbacks");
+	failed = kbpf_result(&b, 1);
+	kutil_getpid_n(100);
+	turn_until(&drivers[0], &r, &c.per_cpu[f.cpu], 200, "BPF samples after the return");
+	cr_assert_eq(kbpf_result(&b, 1), failed, "an output on the returned CPU failed");
+	cr_assert_eq(kbpf_check_bad(&c), 0, "%s", c.first_bad);
+	drivers[0].detach(&r);
+	perfring_session_free(r.s);
+	cr_assert_eq(kbpf_delete(b.out_map, (uint32_t)f.cpu), -ENOENT, "free deleted the entry");
+	kbpf_close(&b);
+	cr_assert_eq(kbpf_wait_gone(ids, 3), 0, "a BPF object outlived the test");
 	fake_down(&f);
 	cr_assert_eq(kutil_fd_changed(&fds0, why, sizeof(why)), -1, "%s", why);
 }

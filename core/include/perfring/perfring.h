@@ -732,7 +732,8 @@ PERFRING_API int perfring_session_cpu_stats(const struct perfring_session *s, in
  *    the CPU's fds. Its stats carry on; perfring_session_fds() no longer
  *    lists it, fd_for_cpu gives -ENOENT, parse_for_cpu reads it as empty.
  *  - Online: the CPU's events are opened, redirected, filtered, mapped and
- *    enabled as at start (after a stop they wait for the next start). Every
+ *    enabled as at start, BPF output map entries too (after a stop they
+ *    wait for the next start). An offline CPU's map entries are deleted. Every
  *    reactor watches its slot again, with the new fd, and drains it once.
  *    A failure to open is reported through the cpu callback (online false)
  *    and perfring_session_last_error(); the session goes on with the other
