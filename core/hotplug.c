@@ -60,6 +60,10 @@ int pr_hotplug_new(struct perfring_session *s)
 	if (s->o.cpus)
 		return pr_err(NULL, -EINVAL, "opts.follow_hotplug needs opts.cpus NULL: a chosen "
 			      "list of CPUs is not followed");
+	/* A recorder is read only by snapshots, never where changes are made. */
+	if (s->o.overwrite)
+		return pr_err(NULL, -EINVAL, "opts.follow_hotplug and opts.overwrite exclude each "
+			      "other: a flight recorder's rings are read only by snapshots");
 	if ((err = pr_sysfs_cpus(NULL, "possible", &cpus, &n)))
 		return err;
 	h = n ? pr_calloc(1, sizeof(*h)) : NULL;

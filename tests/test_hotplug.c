@@ -700,6 +700,9 @@ Test(hotplug, options_and_calls)
 
 	cr_assert_eq(perfring_session_new(&o, &s), -EINVAL, "a chosen list is not followed");
 	cr_assert_not_null(strstr(perfring_session_last_error(NULL), "follow_hotplug"));
+	o = (struct perfring_opts){ .sz = sizeof(o), .follow_hotplug = 1, .overwrite = 1 };
+	cr_assert_eq(perfring_session_new(&o, &s), -EINVAL, "a flight recorder follows nothing");
+	cr_assert_not_null(strstr(perfring_session_last_error(NULL), "overwrite"));
 	cr_assert_eq(perfring_session_new(&plain, &s), 0);
 	cr_assert_eq(perfring_session_set_cpu_callback(s, on_cpu, NULL), -EINVAL);
 	cr_assert_eq(perfring_session_slots(s), (size_t)kutil_ncpu_online(), "no notifier slot");
@@ -716,7 +719,7 @@ Test(hotplug, options_and_calls)
 	perfring_session_free(r.s);
 	write_file(&f, "possible", "bogus\n");
 	o = (struct perfring_opts){ .sz = sizeof(o), .follow_hotplug = 1 };
-	cr_assert_eq(perfring_session_new(&o, &s), -EINVAL);
+	cr_assert_eq(perfring_session_new(&o, &s), -EINVAL, "a bad possible list");
 	cr_assert_not_null(strstr(perfring_session_last_error(NULL), "possible"), "%s",
 			   perfring_session_last_error(NULL));
 	fake_down(&f);

@@ -99,9 +99,10 @@ struct perfring_opts {
 	                                one irq_work per ring's worth of records (its
 	                                watermark cannot be turned off; it is set to
 	                                the whole ring) and nobody is woken by it */
-	uint32_t follow_hotplug;   /**< non-zero (needs cpus NULL): follow CPUs going
-	                                offline and coming online. See "CPU hotplug"
-	                                below perfring_session_cpu_stats */
+	uint32_t follow_hotplug;   /**< non-zero (needs cpus NULL; not with
+	                                overwrite): follow CPUs going offline and
+	                                coming online. See "CPU hotplug" below
+	                                perfring_session_cpu_stats */
 };
 
 /** One decoded PERF_RECORD_SAMPLE. Valid only during the callback (or, in the
