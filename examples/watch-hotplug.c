@@ -3,8 +3,10 @@
  * without -c). Every possible CPU has its counters from the start; the
  * table shows the rows of the CPUs read now, and a line tells each change. */
 #include "watch.h"
+#include "textesc.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* A following session's CPU set is every possible CPU, and cpu_stats
  * answers for each: they are found without reading sysfs ourselves. */
@@ -38,6 +40,14 @@ void watch_hotplug_mark(struct watch *w)
 	}
 }
 
+static void json_error(const char *why)
+{
+	char esc[1024];
+
+	esc_text(esc, sizeof(esc), why, strlen(why), ESC_QUOTE);
+	printf(",\"error\":\"%s\"", esc);
+}
+
 void watch_on_cpu(int cpu, bool online, void *ctx)
 {
 	struct watch *w = ctx;
@@ -46,7 +56,10 @@ void watch_on_cpu(int cpu, bool online, void *ctx)
 
 	watch_hotplug_mark(w);
 	if (w->a.json) {
-		printf("{\"type\":\"cpu\",\"cpu\":%d,\"online\":%s}\n", cpu, online ? "true" : "false");
+		printf("{\"type\":\"cpu\",\"cpu\":%d,\"online\":%s", cpu, online ? "true" : "false");
+		if (!online && !was) /* came online, but its open failed: why */
+			json_error(perfring_session_last_error(w->s));
+		printf("}\n");
 		fflush(stdout);
 		return;
 	}

@@ -24,7 +24,12 @@ trap 'exit 1' INT TERM HUP
 echo "1..$N_TESTS"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; for f in "$T/out" "$T/err"; do [ -s "$f" ] && sed 's/^/#   /' "$f" | tail -20; done; }
+not_ok() {
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	grep -E '"type":"(start|cpu)"' "$T/out" 2>/dev/null | sed 's/^/#   /'
+	for f in "$T/out" "$T/err"; do [ -s "$f" ] && sed 's/^/#   /' "$f" | tail -20; done
+}
 skip_all() { while [ $n -lt $N_TESTS ]; do n=$((n + 1)); echo "ok $n - $1 # SKIP $1"; done; exit 0; }
 check() { name=$1; shift; if eval "$*"; then ok "$name"; else not_ok "$name"; fi; }
 
