@@ -297,7 +297,9 @@ int pr_hotplug_tick(struct perfring_session *s)
 	if (now < s->hp->next_ns)
 		return 0;
 	s->hp->next_ns = now + (uint64_t)PR_HOTPLUG_MS * PR_NS_PER_MS;
-	return s->hp->nfd >= 0 ? pr_hotplug_notified(s, s->hp->nfd) : pr_hotplug_sync(s);
+	if (s->hp->nfd >= 0) /* read, so that its queue never fills */
+		pr_uevent_read(s->hp->nfd);
+	return pr_hotplug_sync(s);
 }
 
 PERFRING_API int perfring_session_set_cpu_callback(struct perfring_session *s,

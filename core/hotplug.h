@@ -41,7 +41,7 @@ int pr_hotplug_sync(struct perfring_session *s);
 int pr_hotplug_notified(struct perfring_session *s, int fd);
 
 /* For parse_all and the sleep-polling wait: at most every PR_HOTPLUG_MS,
- * the notifier is read (or, without one, sysfs). As sync. */
+ * the notifier is read and sysfs too. As sync. */
 #define PR_HOTPLUG_MS 100
 int pr_hotplug_tick(struct perfring_session *s);
 

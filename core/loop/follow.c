@@ -123,7 +123,8 @@ bool pr_reactor_follow_timer(struct perfring_reactor *r)
 {
 	if (!r->s->hp)
 		return false;
-	/* With the notifier: only a change it told of while a parse ran. */
-	add_samples(r, r->hp_on ? pr_hotplug_notified(r->s, -1) : pr_hotplug_sync(r->s));
+	/* With the notifier too: uevents can be lost, and a network namespace
+	 * other than the first gets none, so each flush reads sysfs again. */
+	add_samples(r, pr_hotplug_sync(r->s));
 	return r->cancelled;
 }

@@ -723,11 +723,14 @@ PERFRING_API int perfring_session_cpu_stats(const struct perfring_session *s, in
  * the CPUs online at start are opened, the rest wait.
  *  - The signal: a NETLINK_KOBJECT_UEVENT socket, watched by every reactor
  *    attached to the session (each through its driver's watch(), as the slot
- *    after its CPUs' slots) and by the session's own waits. Where that socket
- *    cannot be had, /sys/devices/system/cpu/online is read again at each
- *    flush (a reactor's timer; so not with PERFRING_FLUSH_NEVER). A message
- *    only says "look again": each change is confirmed against the online
- *    list, since uevents can be lost or reordered.
+ *    after its CPUs' slots) and by the session's own waits, tells of a change
+ *    at once. /sys/devices/system/cpu/online is also read again at each
+ *    flush (a reactor's timer; parse_all and the sleep-polling wait at most
+ *    every 100 ms), which is all there is where the socket cannot be had
+ *    and what catches lost uevents (or none at all, in a network namespace
+ *    other than the first); with PERFRING_FLUSH_NEVER only the socket
+ *    tells. A message only says "look again": each change is confirmed
+ *    against the online list, since uevents can be lost or reordered.
  *  - Offline: every reactor drains the ring to its head and stops watching
  *    its slot, the session reads the kernel's drop counts (R4) and closes
  *    the CPU's fds. Its stats carry on; perfring_session_fds() no longer
