@@ -120,6 +120,11 @@ static void send_uevent(struct fake *f, const char *action, int cpu)
 	cr_assert_eq(send(f->sv[1], msg, (size_t)n, 0), n);
 }
 
+/* A copy of the root up now (its paths and fds do not change), removed by
+ * the suite's fini when a test fails before its fake_down. */
+static struct fake live;
+static bool is_live;
+
 /* uevents: the notifier is a socket the test writes; else the session has
  * none and reads sysfs again at each flush. */
 static void fake_up(struct fake *f, bool uevents)
@@ -128,6 +133,10 @@ static void fake_up(struct fake *f, bool uevents)
 
 	memset(f, 0, sizeof(*f));
 	f->sv[0] = f->sv[1] = -1;
+	read_real("online", buf, sizeof(buf));
+	parse_online(f, buf);
+	if (f->n < 2)
+		cr_skip_test("needs two online CPUs (one leaves, one stays)");
 	snprintf(f->root, sizeof(f->root), "/tmp/perfring-hotplug.XXXXXX");
 	cr_assert_not_null(mkdtemp(f->root));
 	snprintf(f->cpu_dir, sizeof(f->cpu_dir), "%s/devices", f->root);
@@ -140,9 +149,6 @@ static void fake_up(struct fake *f, bool uevents)
 	write_file(f, "possible", buf);
 	read_real("online", buf, sizeof(buf));
 	write_file(f, "online", buf);
-	parse_online(f, buf);
-	if (f->n < 2)
-		cr_skip_test("needs two online CPUs (one leaves, one stays)");
 	f->cpu = f->online[f->n - 1];
 	setenv("PERFRING_TEST_SYSFS", f->root, 1);
 	unsetenv("PERFRING_TEST_UEVENT_FD");
@@ -152,6 +158,8 @@ static void fake_up(struct fake *f, bool uevents)
 		snprintf(num, sizeof(num), "%d", f->sv[0]);
 		setenv("PERFRING_TEST_UEVENT_FD", num, 1);
 	}
+	live = *f;
+	is_live = true;
 }
 
 static void fake_down(struct fake *f)
@@ -174,6 +182,13 @@ static void fake_down(struct fake *f)
 		close(f->sv[1]);
 	unsetenv("PERFRING_TEST_SYSFS");
 	unsetenv("PERFRING_TEST_UEVENT_FD");
+	is_live = false;
+}
+
+static void fini(void)
+{
+	if (is_live)
+		fake_down(&live);
 }
 
 /* --------------------------------------------------------- the drivers */
@@ -540,7 +555,7 @@ static void cycles(const struct driver *d, bool uevents, uint32_t flush_ms, int 
 	cr_assert_eq(kutil_fd_changed(&fds0, why, sizeof(why)), -1, "%s: %s", d->name, why);
 }
 
-TestSuite(hotplug, .timeout = 240);
+TestSuite(hotplug, .fini = fini, .timeout = 240);
 
 /* Every slot change reaches each driver: its watch() of the new fd in the
  * same slot is what delivers the records after a return. With no flush, the
