@@ -50,12 +50,9 @@ PERFRING_API int perfring_session_new(const struct perfring_opts *opts,
 	s->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	if ((err = pr_opts_copy(NULL, "perfring_opts", &s->o, sizeof(s->o), PR_OPTS_V01_SZ, opts)) ||
 	    (err = pr_opts_check(&s->o, s->page_size, &s->data_size)) ||
-	    (err = pr_opts_cpus(&s->o, &s->cpus, &s->ncpu)) || (err = pr_hotplug_new(s))) {
-		free(s->cpus);
-		free(s);
-		return err;
-	}
-	if ((err = pr_session_cgroup(s))) {
+	    (err = pr_opts_cpus(&s->o, &s->cpus, &s->ncpu)) || (err = pr_hotplug_new(s)) ||
+	    (err = pr_session_cgroup(s))) {
+		pr_hotplug_free(s);
 		free(s->cpus);
 		free(s);
 		return err;

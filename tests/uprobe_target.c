@@ -4,9 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int prtest_uprobe_fn(int x);
+unsigned prtest_uprobe_fn(unsigned x);
 
-__attribute__((noinline, used)) int prtest_uprobe_fn(int x)
+/* Unsigned: the sum wraps, which a signed one may not (UBSan). */
+__attribute__((noinline, used)) unsigned prtest_uprobe_fn(unsigned x)
 {
 	__asm__ volatile("" ::: "memory");
 	return x * 3 + 1;
@@ -14,7 +15,7 @@ __attribute__((noinline, used)) int prtest_uprobe_fn(int x)
 
 int main(int argc, char **argv)
 {
-	volatile int acc = 0;
+	volatile unsigned acc = 0;
 	long n, i;
 
 	if (argc != 2 || (n = strtol(argv[1], NULL, 10)) < 0) {
@@ -22,6 +23,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (i = 0; i < n; i++)
-		acc += prtest_uprobe_fn((int)i);
-	return acc == -1;
+		acc += prtest_uprobe_fn((unsigned)i);
+	return acc == 1; /* never: only keeps acc alive */
 }
