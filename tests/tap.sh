@@ -6,6 +6,12 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+# Kills the processes named (a test's background pids) and reaps its own, so
+# that no exit path leaves one behind.
+kill_bg() {
+	for p in "$@"; do kill -KILL "$p" 2>/dev/null; done
+	for p in "$@"; do wait "$p" 2>/dev/null; done
+}
 check() {
 	name=$1
 	shift

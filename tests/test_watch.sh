@@ -21,10 +21,7 @@ U=""                # a copy of the program for nobody, when needed
 
 cleanup() {
 	tmux -S "$SOCK" kill-server 2>/dev/null
-	for p in $BG; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	kill_bg $BG
 	rm -rf "$T"
 	[ -n "$U" ] && rm -rf "$U"
 }

@@ -12,18 +12,14 @@ N_TESTS=4
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_watch_hotplug.XXXXXX") || exit 1
 BG=""
 cleanup() {
-	for p in $BG; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	kill_bg $BG
 	rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
 echo "1..$N_TESTS"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
+. "${top_srcdir:-$(dirname "$0")/..}/tests/tap.sh"
 not_ok() {
 	n=$((n + 1))
 	echo "not ok $n - $1"

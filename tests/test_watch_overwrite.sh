@@ -17,10 +17,10 @@ BG=""
 
 # Everything of this test's runs (their command lines name $T), then $T.
 ours() { pgrep -f "$T/" | tr '\n' ' '; }
-trap 'for p in $BG $(ours); do kill -KILL "$p" 2>/dev/null; done; wait; rm -rf "$T"' EXIT
+trap 'kill_bg $BG $(ours); wait; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM HUP
 
-n=0
+. "${top_srcdir:-$(dirname "$0")/..}/tests/tap.sh"
 # check NAME COND: TAP ok when the shell condition holds, else not ok and stderr.
 check() {
 	n=$((n + 1))

@@ -18,10 +18,7 @@ CG=""
 BG=""
 
 cleanup() {
-	for p in $BG; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	kill_bg $BG
 	[ -n "$CG" ] && [ -d "$CG" ] && rmdir "$CG"
 	rm -rf "$T"
 }

@@ -22,21 +22,13 @@ BG=""
 
 ours() { pgrep -f "$T/" | tr '\n' ' '; }
 cleanup() {
-	for p in $BG $(ours); do
-		kill -KILL "$p" 2>/dev/null
-	done
-	for p in $BG; do
-		wait "$p" 2>/dev/null
-	done
+	kill_bg $BG $(ours)
 	rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+. "${top_srcdir:-$(dirname "$0")/..}/tests/tap.sh"
 # check NAME COND: ok when the shell condition (a string) holds.
 # Then what is left is killed, so each test sees only its own leftovers.
 check() {
