@@ -962,6 +962,21 @@ static void op_pull(struct fz *f, size_t j, unsigned a, unsigned count)
 /* The batch mode's pull step: count pulls of f->batch items (0: until one
  * returns 0), every item of a pull checked once the pull has returned, so
  * all must be valid together. */
+/* A pulled sample as the header promises it: the fields after record are
+ * set only under their sample_type bit (the rest still hold the 0xa5 bytes
+ * the items were filled with), so those are zeroed, as the push form has them. */
+static struct perfring_sample as_pulled(const struct fz *f, const struct perfring_sample *smp)
+{
+	struct perfring_sample v = *smp;
+	const size_t prof = offsetof(struct perfring_sample, read);
+
+	if (!(f->st & PERF_SAMPLE_STREAM_ID))
+		v.stream_id = 0;
+	if (!(f->st & PR_SAMPLE_PROFILE))
+		memset((uint8_t *)&v + prof, 0, sizeof(v) - prof);
+	return v;
+}
+
 static void op_pull_batch(struct fz *f, size_t j, unsigned a, unsigned count)
 {
 	static struct perfring_item it[128];
@@ -979,8 +994,10 @@ static void op_pull_batch(struct fz *f, size_t j, unsigned a, unsigned count)
 		for (k = 0; k < n; k++) {
 			check(it[k].kind == PERFRING_NEXT_SAMPLE || it[k].kind == PERFRING_NEXT_RECORD);
 			if (it[k].kind == PERFRING_NEXT_SAMPLE) {
-				check_sample(f, j, &it[k].u.sample);
-				note(f, sample_digest(&it[k].u.sample));
+				struct perfring_sample smp = as_pulled(f, &it[k].u.sample);
+
+				check_sample(f, j, &smp);
+				note(f, sample_digest(&smp));
 				samples++;
 			} else {
 				check_record(f, j, &it[k].u.record);

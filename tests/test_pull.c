@@ -64,12 +64,18 @@ static int64_t ev_index(const struct bed *bd, const struct perfring_event *ev)
 	return ev ? -2 : -1;
 }
 
+/* stream_id as the header promises it in either form: under its bit. */
+static uint64_t stream_id_of(const struct perfring_sample *s)
+{
+	return perfring_event_attr(s->event)->sample_type & PERF_SAMPLE_STREAM_ID ? s->stream_id : 0;
+}
+
 static struct ent of_sample(const struct bed *bd, const struct perfring_sample *s)
 {
 	return (struct ent){
 		.kind = PERFRING_NEXT_SAMPLE, .ev = ev_index(bd, s->event), .pid = s->pid,
 		.tid = s->tid, .cpu = s->cpu, .time = s->time, .id = s->id, .ip = s->ip,
-		.addr = s->addr, .period = s->period, .stream_id = s->stream_id,
+		.addr = s->addr, .period = s->period, .stream_id = stream_id_of(s),
 		.raw_size = s->raw_size, .raw_off = off_in(s->record, s->raw),
 		.cc_nr = s->callchain_nr, .cc_off = off_in(s->record, s->callchain),
 		.hash = hash(s->record, s->record->size), .extra = s->callchain_nr ?
@@ -392,12 +398,12 @@ Test(pull, hostile_rings_counted_as_the_push_form)
 	}
 }
 
-/* Every field of an item is set, whatever the caller's memory held. */
+/* Every field of an item up to record is set, whatever the caller's memory
+ * held (stream_id only under its bit: the shapes that have it compare it). */
 static bool clean(const struct perfring_sample *smp, uint64_t st)
 {
 	return smp->addr == (st & PERF_SAMPLE_ADDR ? smp->addr : 0) &&
 	       (st & PERF_SAMPLE_IP || smp->ip == 0) && (st & PERF_SAMPLE_PERIOD || smp->period == 0) &&
-	       (st & PERF_SAMPLE_STREAM_ID || smp->stream_id == 0) &&
 	       (st & PERF_SAMPLE_RAW || (smp->raw == NULL && smp->raw_size == 0)) &&
 	       (st & PERF_SAMPLE_CALLCHAIN || (smp->callchain == NULL && smp->callchain_nr == 0));
 }

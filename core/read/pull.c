@@ -32,7 +32,6 @@ static inline uint64_t low32(uint32_t x)
 }
 
 #define AT(f) offsetof(struct perfring_item, u.sample.f)
-#define SAMPLE_END (AT(event) + sizeof(struct perfring_sample))
 
 _Static_assert(offsetof(struct perfring_item, kind) == 0 && AT(event) == 8,
 	       "kind, its padding and event make 16 bytes");
@@ -43,9 +42,10 @@ _Static_assert(AT(id) == AT(time) + 8 && AT(addr) == AT(ip) + 8 && AT(period) ==
 	       AT(record) == AT(raw_size) + 8 && AT(stream_id) == AT(record) + 8,
 	       "the pairs an item is written in");
 
-/* A sample item of a fixed shape from f: every field written, those the
- * shape lacks zero, and whatever follows stream_id too, so that fields
- * added to the sample's end are zero as well. */
+/* A sample item of a fixed shape from f: every field up to record written,
+ * those the shape lacks zero. What follows (stream_id, the profiler's
+ * fields) is the caller's to read only under its sample_type bit, which a
+ * fixed shape has none of: 11 stores an item fewer (bench/RESULTS.md). */
 static inline __attribute__((always_inline)) void
 item_fixed(struct perfring_item *it, struct perfring_event *ev, uint64_t id,
 	   const struct perf_event_header *h, const struct pr_fixed *f)
@@ -60,19 +60,13 @@ item_fixed(struct perfring_item *it, struct perfring_event *ev, uint64_t id,
 	put2(p + AT(period), 0, 0);
 	put2(p + AT(callchain_nr), 0, (uintptr_t)f->raw);
 	put2(p + AT(raw_size), low32(f->raw_size), (uintptr_t)h);
-	/* stream_id, then the profiler's fields in 16-byte stores (a memset of
-	 * their size is a rep stos, three times the instructions). */
-	memset(p + AT(stream_id), 0, AT(read) - AT(stream_id));
-	pr_profile_zero(&it->u.sample);
-	_Static_assert(AT(read) > AT(stream_id) && SAMPLE_END ==
-		       AT(read) + sizeof(struct perfring_sample) - offsetof(struct perfring_sample, read),
-		       "stream_id and the profiler's fields end the sample");
 }
 #undef AT
-#undef SAMPLE_END
 
-/* k's stretch into items, decoded as shape: every field of each item's
- * sample is written, since the caller's items may hold anything. */
+/* k's stretch into items, decoded as shape: every field the header
+ * promises is written, since the caller's items may hold anything. A
+ * general layout's decode writes stream_id, and zeroes the profiler's
+ * fields before it fills them when it has any. */
 static inline __attribute__((always_inline)) size_t
 pull_stretch(enum pr_shape shape, struct pr_fast *k, const uint8_t *data, uint64_t mask,
 	     struct perfring_item *it, size_t max)
@@ -95,8 +89,6 @@ pull_stretch(enum pr_shape shape, struct pr_fast *k, const uint8_t *data, uint64
 			item_fixed(cur, ev, st.id, h, &f);
 		} else {
 			smp = &cur->u.sample;
-			if (!(ev->layout.sample_type & PR_SAMPLE_PROFILE))
-				pr_profile_zero(smp);
 			if (!pr_stretch_decode(&st, &ev->layout, shape, h, smp))
 				break;
 			smp->event = ev;

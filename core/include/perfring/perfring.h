@@ -107,7 +107,11 @@ struct perfring_opts {
 
 /** One decoded PERF_RECORD_SAMPLE. Valid only during the callback (or, in the
  *  pull forms, until the next perfring_cpu_next(), _pull() or _commit()). Fields
- *  whose PERF_SAMPLE_* bit the event lacks are zero. */
+ *  whose PERF_SAMPLE_* bit the event lacks are zero, with one exception: in
+ *  the items of perfring_cpu_pull(), the fields after `record` (stream_id and
+ *  the profiler's) are set only when the event's sample_type has their bit
+ *  (perfring_event_attr(s->event)->sample_type), and otherwise hold whatever
+ *  the item held. Read them under their bit, as a profiler does anyway. */
 struct perfring_sample {
 	struct perfring_event *event;  /**< the event that produced it */
 	int cpu;                       /**< ring's CPU (PERF_SAMPLE_CPU when present) */
@@ -119,6 +123,7 @@ struct perfring_sample {
 	const void *raw;               /**< tracepoint payload (PERF_SAMPLE_RAW) */
 	uint32_t raw_size;
 	const struct perf_event_header *record; /**< whole record, contiguous */
+	/* Below: set only under their sample_type bit in pulled items (above). */
 	uint64_t stream_id;
 	/* Profiler data, in the kernel's order. Each is zero (NULL) unless the
 	 * event's sample_type has its bit; pointers point into the record. */
@@ -647,7 +652,10 @@ PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu);
  * ring is empty, or -errno: -EINVAL for max 0 (which could not tell "empty"
  * from "no room"), -ENOENT, -EBUSY (R1, as for perfring_cpu_next), and
  * -ECANCELED (R7). Callbacks are not called. Every field of a returned item
- * is set (those the event's sample_type lacks are zero).
+ * up to u.sample.record is set (those the event's sample_type lacks are
+ * zero); stream_id and the profiler's fields, after it, only when the
+ * event's sample_type has their bit (writing 176 bytes of zeros an item
+ * would double the pull's cost; see struct perfring_sample).
  * Each pull sees every record written before it began that has not been
  * returned yet; a pull that returns fewer than max found the ring empty.
  * The items, and whatever they point to, stay valid until the next pull,
