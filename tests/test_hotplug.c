@@ -740,6 +740,37 @@ Test(hotplug, options_and_calls)
 	fake_down(&f);
 }
 
+/* The polling wait (no wakeup option) follows too, and counts a flush pass
+ * only for the rings it has: an offline CPU's stats.flushes stays put. */
+Test(hotplug, polling_wait_counts_flushes_of_present_rings_only)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 8, .poll_interval_ms = 1,
+				   .follow_hotplug = 1 };
+	struct perfring_cpu_stats off0, off1, on0, on1;
+	struct perfring_session *s = NULL;
+	struct kcount k = { 0 };
+	struct fake f;
+	int stay;
+
+	fake_up(&f, true);
+	stay = f.online[0] == f.cpu ? f.online[1] : f.online[0];
+	KCHECK(kutil_getpid_session(&o, gettid_(), &k, &s, NULL), s);
+	KCHECK(perfring_session_start(s), s);
+	set_online(&f, f.cpu);
+	send_uevent(&f, "offline", f.cpu);
+	cr_assert_geq(perfring_session_parse_for_duration(s, 20000000), 0);
+	cr_assert_eq(perfring_session_fd_for_cpu(s, f.cpu), -ENOENT, "CPU %d is still open", f.cpu);
+	cr_assert_eq(perfring_session_cpu_stats(s, f.cpu, &off0), 0);
+	cr_assert_eq(perfring_session_cpu_stats(s, stay, &on0), 0);
+	cr_assert_geq(perfring_session_parse_for_duration(s, 30000000), 0);
+	cr_assert_eq(perfring_session_cpu_stats(s, f.cpu, &off1), 0);
+	cr_assert_eq(perfring_session_cpu_stats(s, stay, &on1), 0);
+	cr_expect_eq(off1.flushes, off0.flushes, "an offline CPU's flushes grew");
+	cr_expect_gt(on1.flushes, on0.flushes);
+	perfring_session_free(s);
+	fake_down(&f);
+}
+
 /* On the real sysfs the notifier is the kernel's uevent socket; a session
  * that cannot have it (socket fails) still starts, and reads sysfs at each
  * flush instead. */

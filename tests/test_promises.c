@@ -379,16 +379,17 @@ static struct perfring_session *leader_exits(struct perfring_opts *o, struct kco
 	return s;
 }
 
-Test(promises, pid_mode_wait_follows_the_process_past_its_main_thread, .timeout = 30)
+/* The session's own wait returns at the process's end, not before, with
+ * every record: the reactor's (wakeup mode) and the polling one. */
+static void wait_follows_the_process(struct perfring_opts *o)
 {
-	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
 	struct perfring_session *s;
 	struct kcount k = { 0 };
 	struct kchild c;
 	uint64_t t0;
 	int n;
 
-	s = leader_exits(&o, &k, &c);
+	s = leader_exits(o, &k, &c);
 	t0 = kutil_now_ns();
 	n = perfring_session_parse_for_duration(s, 10000000000ull);
 	cr_assert_eq(kutil_child_wait(&c), 0);
@@ -398,6 +399,20 @@ Test(promises, pid_mode_wait_follows_the_process_past_its_main_thread, .timeout 
 	cr_expect_lt(kutil_now_ns() - t0, 5000000000ull, "it did not return at the process's end");
 	cr_expect_eq(kutil_stats(s).hup, 1);
 	perfring_session_free(s);
+}
+
+Test(promises, pid_mode_wait_follows_the_process_past_its_main_thread, .timeout = 30)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
+
+	wait_follows_the_process(&o);
+}
+
+Test(promises, pid_mode_polling_wait_ends_with_the_process, .timeout = 30)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256 };
+
+	wait_follows_the_process(&o);
 }
 
 static void count_error(int cpu, int err, void *ctx)

@@ -45,7 +45,8 @@ static uint64_t pass(struct perfring_session *s, struct loop *l)
 	n = pr_merge_parse(s->merge, &l->stopped);
 	l->total += n > 0 ? n : 0; /* -EBUSY: another parse holds a ring (R1) */
 	for (i = 0; i < s->ncpu; i++)
-		PR_STAT_ADD(&s->cpu[i], flushes, 1);
+		if (s->cpu[i].leader_fd >= 0) /* an offline CPU (hotplug) has no ring */
+			PR_STAT_ADD(&s->cpu[i], flushes, 1);
 	return s->merge->records - before;
 }
 
@@ -74,6 +75,22 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* R2 in the polling wait: a pid-mode session's wait ends once the whole
+ * process has exited (its pidfd says so), after one more pass, which reads
+ * all it wrote; each ring's end is then reported (stats.hup), as the
+ * reactors report it. Looked at after an empty pass only. */
+static bool process_ended(struct perfring_session *s, struct loop *l)
+{
+	size_t i;
+
+	if (s->o.pid <= 0 || !pr_session_process_gone(s))
+		return false;
+	pass(s, l);
+	for (i = 0; i < s->ncpu; i++)
+		PR_STAT_SET(&s->cpu[i], hup, 1);
+	return true;
+}
+
 static void poll_loop(struct perfring_session *s, struct loop *l)
 {
 	int ms, n;
@@ -83,7 +100,7 @@ static void poll_loop(struct perfring_session *s, struct loop *l)
 			l->total += n;
 		if (pass(s, l))
 			continue;
-		if (done(l))
+		if (done(l) || process_ended(s, l))
 			break;
 		ms = bounded_ms(l, (int64_t)s->o.poll_interval_ms * (int64_t)NS_PER_MS);
 		if (ms > 0)
