@@ -7,13 +7,16 @@ bench_libkbench_la_SOURCES = bench/kbench.c bench/kbench.h
 
 # -no-install: real binaries, not libtool wrappers, so the command line each
 # table records is the one run.sh typed.
-noinst_PROGRAMS += bench/wakeups bench/kernel bench/idle
+noinst_PROGRAMS += bench/wakeups bench/kernel bench/idle bench/pause
 bench_wakeups_SOURCES = bench/wakeups.c
 bench_wakeups_LDADD = bench/libkbench.la core/libperfring.la
 bench_wakeups_LDFLAGS = $(AM_LDFLAGS) -no-install
 bench_idle_SOURCES = bench/idle.c
 bench_idle_LDADD = bench/libkbench.la core/libperfring.la
 bench_idle_LDFLAGS = $(AM_LDFLAGS) -no-install
+bench_pause_SOURCES = bench/pause.c
+bench_pause_LDADD = bench/libkbench.la core/libperfring.la
+bench_pause_LDFLAGS = $(AM_LDFLAGS) -no-install
 
 # bench/kernel compares against whatever is built: libbpf, and each adapter.
 bench_kernel_SOURCES = bench/kernel.c tests/kbpf.c tests/kbpf.h

@@ -70,6 +70,7 @@ run merge
 run wakeups -n 60000 -r 3
 run kernel -n 1000000 -N 60000 -r 7
 run idle -d 10
+run pause -r 5
 plot
 echo "bench: total $(( $(date +%s) - start )) s; results in $results"
 exit $status

@@ -26,6 +26,7 @@ core_libperfring_core_la_SOURCES = \
 	core/hotplug.c core/hotplug.h core/parse.c \
 	core/bpf.c core/bpf.h \
 	core/kernel/backward.c core/kernel/backward.h core/kernel/tail.c core/kernel/tail.h \
+	core/kernel/settle.c core/kernel/settle.h \
 	core/snapshot.c core/snapshot.h \
 	core/loop/reactor.c core/loop/reactor.h core/loop/attach.c core/loop/follow.c \
 	core/loop/epoll.c \

@@ -4,6 +4,7 @@
  * first through the merge, as a parse_all over forward rings. */
 #include "snapshot.h"
 #include "kernel/backward.h"
+#include "kernel/settle.h"
 #include "kernel/tail.h"
 #include "read/deliver.h"
 #include "read/merge.h"
@@ -133,7 +134,7 @@ static uint64_t head_of(const struct pr_ring *k)
 }
 
 /* While paused: the bytes written since the last snapshot, at most a ring.
- * settled: a grace period has passed since the pause, so no record is half
+ * settled: the writers were waited out since the pause, so no record is half
  * written; else what the kernel wrote during the copy is left out. */
 static void copy_ring(const struct pr_ring *k, struct snap_cpu *sc, bool settled)
 {
@@ -170,7 +171,7 @@ static bool any_new(struct perfring_session *s, struct pr_snap *p)
 
 /* Paused for the copy only: records the kernel makes meanwhile are dropped
  * and counted by it as lost (a LOST record after the resume). */
-static int take(struct perfring_session *s, struct pr_snap *p)
+static int take(struct perfring_session *s, struct pr_snap *p, uint32_t wait)
 {
 	bool settled;
 	size_t i;
@@ -180,10 +181,12 @@ static int take(struct perfring_session *s, struct pr_snap *p)
 		return 0;
 	if ((err = pause_rings(s, 1)))
 		return err;
-	/* Every writer that passed the kernel's paused check did so inside an
-	 * RCU read section (perf_output_begin to _end): after a grace period
-	 * each has published its record. */
-	settled = pr_membarrier_global() == 0;
+	/* Every writer that passed the kernel's paused check is inside an RCU
+	 * read section, on its ring's CPU with preemption off (kernel/settle.c):
+	 * after a grace period, or once this thread has run on each CPU, each
+	 * has published its record. */
+	settled = (wait == PERFRING_SNAPSHOT_WAIT_VISIT && pr_settle_by_visit(s->cpus, s->ncpu) == 0) ||
+		  pr_membarrier_global() == 0;
 	for (i = 0; i < s->ncpu; i++)
 		copy_ring(&s->cpu[i].ring, &p->cpu[i], settled);
 	return pause_rings(s, 0);
@@ -307,6 +310,9 @@ static int check(struct perfring_session *s, const struct perfring_snapshot_opts
 		return pr_err(&s->err, -EINVAL, "perfring_snapshot_opts.synthesize = %#x: only "
 			      "PERFRING_REC_COMM and PERFRING_REC_MMAP can be synthesized",
 			      o->synthesize);
+	if (o->wait > PERFRING_SNAPSHOT_WAIT_VISIT)
+		return pr_err(&s->err, -EINVAL, "perfring_snapshot_opts.wait = %u: "
+			      "PERFRING_SNAPSHOT_WAIT_GRACE or _VISIT", o->wait);
 	if (o->synthesize && !s->reg.sink.fn)
 		return pr_err(&s->err, -EINVAL, "perfring_snapshot_opts.synthesize needs a record "
 			      "callback (perfring_session_set_record_callback) to deliver to");
@@ -314,7 +320,8 @@ static int check(struct perfring_session *s, const struct perfring_snapshot_opts
 }
 
 /* The rest of an interrupted snapshot, then a new one. */
-static int snapshot(struct perfring_session *s, struct pr_snap *p, uint32_t what)
+static int snapshot(struct perfring_session *s, struct pr_snap *p,
+		    const struct perfring_snapshot_opts *o)
 {
 	bool stopped = false;
 	int n = 0, m, err;
@@ -322,11 +329,11 @@ static int snapshot(struct perfring_session *s, struct pr_snap *p, uint32_t what
 
 	if (p->pending && ((n = deliver(s, p, &stopped)) < 0 || stopped))
 		return n;
-	if ((err = take(s, p)))
+	if ((err = take(s, p, o->wait)))
 		return err;
 	for (i = 0; i < s->ncpu; i++)
 		find_records(&s->cpu[i], &p->cpu[i]);
-	if (what && synthesize(s, p, what)) {
+	if (o->synthesize && synthesize(s, p, o->synthesize)) {
 		p->pending = true;
 		return n;
 	}
@@ -350,7 +357,7 @@ PERFRING_API int perfring_session_snapshot_opts(struct perfring_session *s,
 		return pr_err(&s->err, -EBUSY, "perfring_session_snapshot: a snapshot is running "
 			      "(called from its callback, or from another thread)");
 	pr_session_enter(s);
-	n = snapshot(s, p, o.synthesize);
+	n = snapshot(s, p, &o);
 	if (n == -EBUSY)
 		pr_session_busy(s);
 	__atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE);

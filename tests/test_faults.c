@@ -37,6 +37,7 @@ static const char *const call_name[PR_SYS__COUNT] = {
 	[PR_SYS_MALLOC] = "malloc", [PR_SYS_CALLOC] = "calloc", [PR_SYS_REALLOC] = "realloc",
 	[PR_SYS_TIMERFD] = "timerfd_create", [PR_SYS_BPF] = "bpf",
 	[PR_SYS_MEMBARRIER] = "membarrier", [PR_SYS_SOCKET] = "socket",
+	[PR_SYS_AFFINITY] = "sched_setaffinity",
 };
 
 static const int sys_errnos[] = { EMFILE, ENOMEM, EACCES, EINVAL, ENODEV, EBUSY };

@@ -168,12 +168,22 @@ Test(overwrite, two_snapshots_without_overlap)
 	free(w.num);
 }
 
-/* The hook runs while every ring is paused: whatever happens in it is
- * what a snapshot's pause costs. */
+/* The hook's first membarrier or sched_getaffinity (the wait for the
+ * kernel's writers) runs while every ring is paused: whatever happens in it
+ * is what a snapshot's pause costs. */
+struct during {
+	uint32_t calls;
+	bool done;
+};
+
 static int paused_calls(enum pr_sys_call call, void *ctx)
 {
-	if (call == PR_SYS_MEMBARRIER)
-		close_n(50000, *(uint32_t *)ctx);
+	struct during *d = ctx;
+
+	if ((call == PR_SYS_MEMBARRIER || call == PR_SYS_AFFINITY) && !d->done) {
+		d->done = true;
+		close_n(50000, d->calls);
+	}
 	return 0;
 }
 
@@ -181,12 +191,13 @@ Test(overwrite, pause_cost_is_reported_as_lost)
 {
 	struct seen w;
 	struct perfring_session *s = close_session(16, &w);
-	uint32_t during = 100;
+	struct during d = { 100, false };
+	uint32_t during = d.calls;
 	size_t i;
 	int n;
 
 	close_n(0, 10);
-	pr_fault_set(paused_calls, &during);
+	pr_fault_set(paused_calls, &d);
 	n = perfring_session_snapshot(s);
 	pr_fault_set(NULL, NULL);
 	cr_assert_eq(n, 10, "%d (%s)", n, perfring_session_last_error(s));
@@ -494,16 +505,127 @@ static int fail_call(enum pr_sys_call call, void *ctx)
 	return call == *(enum pr_sys_call *)ctx ? ENOSYS : 0;
 }
 
-Test(overwrite, without_membarrier_the_head_is_read_again)
+static int fail_waits(enum pr_sys_call call, void *ctx)
 {
-	enum pr_sys_call which = PR_SYS_MEMBARRIER;
+	(void)ctx;
+	return call == PR_SYS_AFFINITY || call == PR_SYS_MEMBARRIER ? ENOSYS : 0;
+}
+
+/* Counts the two ways of waiting for the kernel's writers, failing one. */
+struct waits {
+	enum pr_sys_call fail;
+	unsigned affinity, membarrier;
+};
+
+static int count_waits(enum pr_sys_call call, void *ctx)
+{
+	struct waits *c = ctx;
+
+	c->affinity += call == PR_SYS_AFFINITY;
+	c->membarrier += call == PR_SYS_MEMBARRIER;
+	return call == c->fail ? ENOSYS : 0;
+}
+
+static bool pinned_to(int cpu)
+{
+	cpu_set_t now;
+
+	return sched_getaffinity(0, sizeof(now), &now) == 0 && CPU_COUNT(&now) == 1 &&
+	       CPU_ISSET(cpu, &now) && sched_getcpu() == cpu;
+}
+
+static const struct perfring_snapshot_opts visit = { .sz = sizeof(visit),
+						      .wait = PERFRING_SNAPSHOT_WAIT_VISIT };
+
+/* By default the wait is one grace period, and nothing moves the thread. */
+Test(overwrite, the_default_wait_is_a_grace_period)
+{
+	struct waits c = { PR_SYS__COUNT, 0, 0 };
+	struct perfring_snapshot_opts bad = visit;
+	struct seen w;
+	struct perfring_session *s = close_session(1, &w);
+
+	close_n(0, 10);
+	pr_fault_set(count_waits, &c);
+	cr_assert_eq(perfring_session_snapshot(s), 10, "%s", perfring_session_last_error(s));
+	pr_fault_set(NULL, NULL);
+	cr_expect_eq(c.membarrier, 1);
+	cr_expect_eq(c.affinity, 0);
+	bad.wait = PERFRING_SNAPSHOT_WAIT_VISIT + 1;
+	cr_expect_eq(perfring_session_snapshot_opts(s, &bad), -EINVAL);
+	cr_expect(strstr(perfring_session_last_error(s), "wait"), "%s", perfring_session_last_error(s));
+	perfring_session_free(s);
+	free(w.num);
+}
+
+/* WAIT_VISIT: every ring's CPU visited, no grace period, and the caller
+ * keeps its affinity (the snapshot runs on the last CPU, then is back). */
+Test(overwrite, the_visit_wait_visits_each_cpu_and_the_thread_keeps_its_affinity)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 16, .overwrite = 1 };
+	struct waits c = { PR_SYS__COUNT, 0, 0 };
+	struct perfring_session *s = NULL;
+	struct perfring_event *ev;
+	struct seen w = { 0 };
+	char filter[64];
+	int n;
+
+	w.num = calloc(MAX_SEEN, sizeof(*w.num));
+	cr_assert(w.num);
+	cr_assert_eq(kutil_pin(0), 0);
+	KCHECK(perfring_session_new(&o, &s), NULL);
+	KCHECK(perfring_session_add_tracepoint(s, "syscalls", "sys_enter_close", &ev), s);
+	KCHECK(perfring_event_field(ev, "fd", &w.fd), s);
+	snprintf(filter, sizeof(filter), "common_pid == %d", getpid());
+	KCHECK(perfring_event_set_filter(ev, filter), s);
+	KCHECK(perfring_event_set_callback(ev, on_close, &w), s);
+	KCHECK(perfring_session_start(s), s);
+	cr_assert_gt(kutil_ncpu_online(), 1, "the test needs two CPUs");
+	close_n(0, 100);
+	pr_fault_set(count_waits, &c);
+	n = perfring_session_snapshot_opts(s, &visit);
+	pr_fault_set(NULL, NULL);
+	cr_assert_geq(n, 100, "%d (%s)", n, perfring_session_last_error(s));
+	cr_expect_eq(w.n, 100);
+	expect_run(&w, 0, 99);
+	cr_expect_eq(c.membarrier, 0);
+	/* get, one set per CPU, the set back */
+	cr_expect_eq(c.affinity, 2 + (unsigned)kutil_ncpu_online());
+	cr_expect(pinned_to(0), "the snapshot left the thread elsewhere");
+	perfring_session_free(s);
+	free(w.num);
+}
+
+/* A CPU the thread cannot run on (a cpuset without it): the grace period. */
+Test(overwrite, a_failed_visit_waits_a_grace_period)
+{
+	struct waits c = { PR_SYS_AFFINITY, 0, 0 };
+	struct seen w;
+	struct perfring_session *s = close_session(1, &w);
+	int cpu = sched_getcpu(), n;
+
+	close_n(0, 20000);
+	pr_fault_set(count_waits, &c);
+	n = perfring_session_snapshot_opts(s, &visit);
+	pr_fault_set(NULL, NULL);
+	cr_assert_eq((uint32_t)n, 4096u / w.size, "%d (%s)", n, perfring_session_last_error(s));
+	expect_run(&w, 0, 19999);
+	cr_expect_eq(c.affinity, 1);
+	cr_expect_eq(c.membarrier, 1);
+	cr_expect(pinned_to(cpu));
+	perfring_session_free(s);
+	free(w.num);
+}
+
+Test(overwrite, without_either_wait_the_head_is_read_again)
+{
 	struct seen w;
 	struct perfring_session *s = close_session(1, &w);
 	int n;
 
 	close_n(0, 20000);
-	pr_fault_set(fail_call, &which);
-	n = perfring_session_snapshot(s);
+	pr_fault_set(fail_waits, NULL);
+	n = perfring_session_snapshot_opts(s, &visit);
 	pr_fault_set(NULL, NULL);
 	cr_assert_eq((uint32_t)n, 4096u / w.size, "%d (%s)", n, perfring_session_last_error(s));
 	expect_run(&w, 0, 19999);

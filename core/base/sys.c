@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <linux/membarrier.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/netlink.h>
@@ -153,6 +154,16 @@ int pr_membarrier_global(void)
 	if (faulted(PR_SYS_MEMBARRIER))
 		return -1;
 	return (int)syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+}
+
+int pr_get_affinity(size_t sz, void *mask)
+{
+	return faulted(PR_SYS_AFFINITY) ? -1 : sched_getaffinity(0, sz, mask);
+}
+
+int pr_set_affinity(size_t sz, const void *mask)
+{
+	return faulted(PR_SYS_AFFINITY) ? -1 : sched_setaffinity(0, sz, mask);
 }
 
 ssize_t pr_recv(int fd, void *buf, size_t n)

@@ -14,6 +14,7 @@ enum pr_sys_call {
 	PR_SYS_PERF_EVENT_OPEN, PR_SYS_MMAP, PR_SYS_IOCTL, PR_SYS_EPOLL_CREATE,
 	PR_SYS_EPOLL_CTL, PR_SYS_OPEN, PR_SYS_READ, PR_SYS_MALLOC, PR_SYS_CALLOC,
 	PR_SYS_REALLOC, PR_SYS_TIMERFD, PR_SYS_BPF, PR_SYS_MEMBARRIER, PR_SYS_SOCKET,
+	PR_SYS_AFFINITY,
 	PR_SYS__COUNT
 };
 
@@ -39,6 +40,10 @@ int pr_bpf(int cmd, void *attr, unsigned int size);
 int pr_dup(int fd); /* close-on-exec; counted as an open; -1 with errno */
 /* membarrier(MEMBARRIER_CMD_GLOBAL): one RCU grace period. 0 or -1 with errno. */
 int pr_membarrier_global(void);
+/* sched_getaffinity/sched_setaffinity of the calling thread, mask of sz
+ * bytes (PR_SYS_AFFINITY). 0 or -1 with errno. */
+int pr_get_affinity(size_t sz, void *mask);
+int pr_set_affinity(size_t sz, const void *mask);
 /* The hotplug notifier (PR_SYS_SOCKET): a bound NETLINK_KOBJECT_UEVENT
  * socket, non-blocking and close-on-exec. -1 with errno. */
 int pr_uevent_socket(void);

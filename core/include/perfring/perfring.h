@@ -818,6 +818,22 @@ PERFRING_API int perfring_session_parse_until(struct perfring_session *s,
 
 /* ------------------------------------------ flight recorder (overwrite) */
 
+/** How a snapshot waits, after pausing the rings, for the records the kernel
+ *  had begun to write before the pause (perfring_snapshot_opts.wait). */
+enum perfring_snapshot_wait {
+	/** One RCU grace period (membarrier(MEMBARRIER_CMD_GLOBAL)): some 10 ms
+	 *  idle and 20 ms loaded here. Nothing a CPU runs can hold it. */
+	PERFRING_SNAPSHOT_WAIT_GRACE = 0,
+	/** The calling thread runs on each watched CPU in turn (the kernel writes
+	 *  a CPU's ring on that CPU, with preemption off), then gets its CPU
+	 *  affinity back: 30 us a CPU idle, a scheduler slice (1.5-3 ms here) a
+	 *  busy one, so the pause drops some 6 times fewer records. But the call
+	 *  waits until every watched CPU runs it: one monopolised by a real-time
+	 *  task (with RT throttling off) holds it as long. Where the thread may
+	 *  not run on a CPU (a cpuset without it), the grace period instead. */
+	PERFRING_SNAPSHOT_WAIT_VISIT = 1,
+};
+
 /** Options for perfring_session_snapshot_opts(). NULL = defaults. */
 struct perfring_snapshot_opts {
 	size_t sz;                 /**< sizeof(struct perfring_snapshot_opts) */
@@ -834,20 +850,24 @@ struct perfring_snapshot_opts {
 	                                cpu -1, event NULL, and time = the oldest time
 	                                in the snapshot (now when it is empty). Needs a
 	                                record callback (-EINVAL); other bits -EINVAL */
+	uint32_t wait;             /**< enum perfring_snapshot_wait; default GRACE,
+	                                another value -EINVAL */
 };
 
 /*
  * Snapshots of an overwrite session (opts.overwrite), the flight recorder:
  *  1. pauses output on every ring (PERF_EVENT_IOC_PAUSE_OUTPUT), then waits
- *     for one RCU grace period (membarrier(MEMBARRIER_CMD_GLOBAL)), so that a
- *     record the kernel had begun to write before the pause is complete; a
- *     record produced while paused is dropped by the kernel and counted as
- *     lost (a LOST record in the next snapshot, and the per-event counts
- *     after stop: R4 holds), never hidden;
+ *     until a record the kernel had begun to write before the pause is
+ *     complete: one RCU grace period (membarrier(MEMBARRIER_CMD_GLOBAL),
+ *     10-20 ms here), or with PERFRING_SNAPSHOT_WAIT_VISIT a visit of the
+ *     calling thread to each watched CPU (faster, see there). A record
+ *     produced while paused is dropped by the kernel and counted as lost (a
+ *     LOST record in the next snapshot, and the per-event counts after stop:
+ *     R4 holds), never hidden;
  *  2. copies the bytes written since the previous snapshot (at most a ring)
- *     and resumes output at once: the pause lasts the grace period (about
- *     10 ms here) and the copy, never the delivery (when no ring got anything
- *     since the previous snapshot there is no pause at all);
+ *     and resumes output at once: the pause lasts the wait and the copy,
+ *     never the delivery (when no ring got anything since the previous
+ *     snapshot there is no pause at all);
  *  3. finds the complete records by walking from the head, newest first, as
  *     perf's overwrite_rb_find_range does, up to the previous snapshot's head
  *     or the first record the kernel overwrote in part; a header no kernel
@@ -867,11 +887,12 @@ struct perfring_snapshot_opts {
  * before start, -EBUSY from inside a snapshot's callback or while another
  * thread snapshots. Works while started or stopped. The copies take two
  * buffers of a ring's size per CPU, allocated by the first snapshot.
- * Without membarrier (ENOSYS, or EINVAL under nohz_full) the wait is a
- * re-read of the head after the copy, and the bytes the kernel wrote over
- * meanwhile are left out: a writer caught between reserving and publishing
- * its record could still tear the oldest one, which only the grace period
- * rules out.
+ * Without a wait (no membarrier: ENOSYS, or EINVAL under nohz_full; with
+ * WAIT_VISIT, and a CPU the thread cannot run on) it is a re-read of the
+ * head after the copy, and the bytes the kernel wrote over meanwhile are
+ * left out: a writer
+ * caught between reserving and publishing its record could still tear the
+ * oldest one, which only the waits rule out.
  */
 PERFRING_API int perfring_session_snapshot(struct perfring_session *s);
 
