@@ -1157,7 +1157,7 @@ static void m_targets(int rounds)
 	if (!selected[C_OVW])
 		return;
 	kb_report_line("| snapshot time per MiB read: (m), one snapshot of %.2f MiB | %.2f ms | "
-		       "- | reported | the pause (a visit to each CPU), the copy and the delivery: %.2f ms per "
+		       "- | reported | the pause (one grace period), the copy and the delivery: %.2f ms per "
 		       "snapshot |", kb_median_run(res[C_OVW], k, get_snap_mib),
 		       kb_median_run(res[C_OVW], k, get_snap_ms_per_mib),
 		       kb_median_run(res[C_OVW], k, get_snap_ms));
