@@ -25,7 +25,8 @@ static const char usage_text[] =
 "                      [--json [--dump] | --print] [--listen ADDR:PORT]\n"
 "                      [--bpf-map PIN_PATH]...\n"
 "                      [-u PATH:SYMBOL[%return]]... [--cgroup PATH] [--profile HZ]\n"
-"       perfring-watch --overwrite [--snapshot-on SIGUSR2] [--snapshot-dir DIR] [--json]\n"
+"       perfring-watch --overwrite [--snapshot-on SIGUSR2] [--snapshot-dir DIR]\n"
+"                      [--snapshot-wait grace|visit] [--json]\n"
 "                      [-e ...] [-s ...] [-c CPUS] [-p PID | COMMAND] [--pages N] [-d S]\n"
 "\n"
 "Shows, once a second and per CPU, how perf_event rings are delivered: events/s,\n"
@@ -93,6 +94,9 @@ static const char usage_text[] =
 "                                line per sample, or with --json one object each\n"
 "      --snapshot-on SIGNAL      SIGUSR2 or SIGUSR1 takes a snapshot\n"
 "      --snapshot-dir DIR        write each snapshot to DIR/snapshot-N.txt (.json)\n"
+"      --snapshot-wait grace|visit  how a snapshot waits out the kernel's writers:\n"
+"                                an RCU grace period (default), or a visit to each\n"
+"                                CPU (a shorter pause; held by a real-time hog)\n"
 "  -h, --help                    this text\n"
 "  -V, --version                 the libperfring version\n"
 "\n"
@@ -174,7 +178,7 @@ static const char *const loop_names[] = {
 enum { OPT_LOOP = 256, OPT_WATERMARK, OPT_WAKEUP_EVENTS, OPT_FLUSH_MS, OPT_BUDGET, OPT_PAGES,
        OPT_JSON, OPT_BY, OPT_TOP, OPT_MAX_SERIES, OPT_PRINT, OPT_FILTER, OPT_LISTEN,
        OPT_BPF_MAP, OPT_DUMP, OPT_OVERWRITE, OPT_SNAPSHOT_ON, OPT_SNAPSHOT_DIR, OPT_CGROUP,
-       OPT_PROFILE };
+       OPT_PROFILE, OPT_SNAPSHOT_WAIT };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -200,6 +204,7 @@ static const struct option long_opts[] = {
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 	{ "snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON },
 	{ "snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR },
+	{ "snapshot-wait", required_argument, NULL, OPT_SNAPSHOT_WAIT },
 	{ "uprobe", required_argument, NULL, 'u' },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
@@ -425,6 +430,18 @@ static int parse_filter(struct watch_args *a, const char *str)
 }
 
 /* ADDR:PORT; the address itself is checked when it is bound. */
+static int parse_snapshot_wait(struct watch_args *a, const char *arg)
+{
+	if (!strcmp(arg, "grace"))
+		a->snapshot_wait = PERFRING_SNAPSHOT_WAIT_GRACE;
+	else if (!strcmp(arg, "visit"))
+		a->snapshot_wait = PERFRING_SNAPSHOT_WAIT_VISIT;
+	else
+		return bad("--snapshot-wait: expected grace or visit");
+	a->snapshot_wait_set = true;
+	return 0;
+}
+
 static int parse_snapshot_sig(struct watch_args *a, const char *str)
 {
 	const char *n = strncmp(str, "SIG", 3) ? str : str + 3;
@@ -442,8 +459,8 @@ static int parse_snapshot_sig(struct watch_args *a, const char *str)
 static int check_overwrite(struct watch_args *a)
 {
 	if (!a->overwrite) {
-		if (a->snapshot_sig || a->snapshot_dir)
-			return bad("--snapshot-on and --snapshot-dir need --overwrite");
+		if (a->snapshot_sig || a->snapshot_dir || a->snapshot_wait_set)
+			return bad("--snapshot-on, --snapshot-dir and --snapshot-wait need --overwrite");
 		return 0;
 	}
 	if (a->prog == WATCH_PROG_EXPORTER || a->watermark_set || a->wakeup_events ||
@@ -530,6 +547,7 @@ static int parse_one(struct watch_args *a, int opt, const char *arg)
 	case OPT_OVERWRITE: a->overwrite = true; return 0;
 	case OPT_SNAPSHOT_ON: return parse_snapshot_sig(a, arg);
 	case OPT_SNAPSHOT_DIR: a->snapshot_dir = arg; return 0;
+	case OPT_SNAPSHOT_WAIT: return parse_snapshot_wait(a, arg);
 	case 'u': return parse_uprobe(a, arg);
 	case OPT_CGROUP:
 		if (!*arg)

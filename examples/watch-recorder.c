@@ -42,6 +42,7 @@ static int redirect(struct watch *w, bool *failed)
 
 void watch_snapshot(struct watch *w)
 {
+	struct perfring_snapshot_opts so = { .sz = sizeof(so), .wait = w->a.snapshot_wait };
 	struct perfring_cpu_stats st, sum = { 0 };
 	bool failed;
 	int saved = redirect(w, &failed), n;
@@ -50,7 +51,7 @@ void watch_snapshot(struct watch *w)
 		w->failed = true;
 		return;
 	}
-	n = perfring_session_snapshot(w->s);
+	n = perfring_session_snapshot_opts(w->s, &so);
 	fflush(stdout);
 	if (saved >= 0) {
 		dup2(saved, STDOUT_FILENO);

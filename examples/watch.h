@@ -77,6 +77,8 @@ struct watch_args {
 	bool overwrite;                     /* --overwrite: a flight recorder */
 	int snapshot_sig;                   /* --snapshot-on SIGNAL, or 0 */
 	const char *snapshot_dir;           /* --snapshot-dir DIR, or NULL: stdout */
+	uint32_t snapshot_wait;             /* --snapshot-wait: enum perfring_snapshot_wait */
+	bool snapshot_wait_set;
 	const char *uprobe[WATCH_MAX_EVENTS];   /* -u PATH:SYMBOL[%return], into argv */
 	size_t uprobe_cnt;
 	const char *cgroup;                 /* --cgroup PATH, or NULL */

@@ -32,9 +32,9 @@ check() {
 	fi
 }
 
-echo "1..6"
+echo "1..8"
 if [ "$(id -u)" != 0 ] || ! command -v python3 >/dev/null || ! command -v pgrep >/dev/null; then
-	for i in 1 2 3 4 5 6; do echo "ok $i - recorder # SKIP needs root, python3 and pgrep"; done
+	for i in 1 2 3 4 5 6 7 8; do echo "ok $i - recorder # SKIP needs root, python3 and pgrep"; done
 	exit 0
 fi
 PY=$(python3 -c 'import sys; print(sys.executable)')
@@ -128,5 +128,21 @@ for i in range(30):
 rc=$?
 check "text: a line per close, fd=1000029 the last (rc $rc)" \
 	'[ $rc = 0 ] && grep "sys_enter_close:" "$T/out" | grep "fd=10000" | tail -1 | grep -q "fd=1000029"'
+# The visit wait: the same records, by the thread's visit to each CPU (strace
+# sees its moves: one a CPU, and the affinity back).
+ST="strace -f -qq -e trace=sched_setaffinity -o $T/strace"
+command -v strace >/dev/null || ST="" # then only the records are checked
+$TO $ST "$W" --overwrite --snapshot-wait visit --pages 4 -e syscalls:sys_enter_close -- "$PY" -c \
+	'import os
+for i in range(30):
+    try: os.close(1000000 + i)
+    except OSError: pass' "$T/x" >"$T/out" 2>"$T/err"
+rc=$?
+check "--snapshot-wait visit: a line per close, fd=1000029 the last (rc $rc)" \
+	'[ $rc = 0 ] && [ "$(grep "sys_enter_close:" "$T/out" | grep -c "fd=10000")" = 30 ] &&
+	 grep "sys_enter_close:" "$T/out" | grep "fd=10000" | tail -1 | grep -q "fd=1000029" &&
+	 { [ -z "$ST" ] || [ "$(grep -c "sched_setaffinity.* = 0" "$T/strace")" -gt "$(nproc)" ]; }'
+check "--snapshot-wait takes grace or visit only" \
+	'"$W" --overwrite --snapshot-wait soon -d 1 2>"$T/err"; [ $? = 2 ] && grep -q "grace or visit" "$T/err"'
 check "options of waking are refused with --overwrite" \
 	'"$W" --overwrite --watermark 4096 -d 1 2>"$T/err"; [ $? = 2 ] && grep -q overwrite "$T/err"'
