@@ -26,7 +26,7 @@ static void on_closed(uv_handle_t *h)
 {
 	struct perfring_libuv *a = h->data;
 
-	if (h != (uv_handle_t *)&a->timer && h != (uv_handle_t *)&a->idle)
+	if (h->type == UV_POLL) /* a watch's own; the timer and idle are in *a */
 		free(h);
 	if (!--a->open) {
 		perfring_reactor_destroyed(a->r);
