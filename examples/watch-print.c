@@ -120,7 +120,9 @@ static bool is_ident(char c)
 	return c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
 }
 
-/* The name in "\tfield:TYPE NAME[N];\t...": the identifier before '[' or ';'. */
+/* The name in "\tfield:TYPE NAME[N];\t...": the identifier before ';',
+ * past an array suffix of the name ("comm[16]"), not one of the type
+ * ("__data_loc char[] filename"). */
 static bool field_name(const char *line, char *name, size_t len)
 {
 	const char *p = strstr(line, "field:"), *semi, *end, *start;
@@ -128,11 +130,11 @@ static bool field_name(const char *line, char *name, size_t len)
 	if (!p || !(semi = strchr(p, ';')))
 		return false;
 	end = semi;
-	for (const char *b = p; b < semi; b++)
-		if (*b == '[') {
-			end = b;
-			break;
-		}
+	while (end > p && end[-1] == ' ')
+		end--;
+	if (end > p && end[-1] == ']')
+		while (end > p && *--end != '[')
+			;
 	start = end;
 	while (start > p && is_ident(start[-1]))
 		start--;

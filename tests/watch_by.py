@@ -20,7 +20,7 @@ TASKNAME = prog("tests/taskname")
 HOSTILE = "\033[2J\"q\\"                 # ESC [ 2 J, a quote and a backslash
 HOSTILE_SHOWN = '\\x1b[2J"q\\\\'          # as every mode must show it
 
-tap = Tap(23)
+tap = Tap(24)
 need_root(tap)
 box = Sandbox("test_watch_by")
 
@@ -124,6 +124,13 @@ if shutil.which("perf"):
 else:
     for name in ("--print count", "--print equals perf script", "--print order"):
         tap.skip(name, "perf (linux-perf) is not installed")
+
+# A __data_loc string field (sched_process_exec's filename) is printed too.
+rc, out, err = box.run([W, "-e", "sched:sched_process_exec", "--print", "--", "/bin/true"])
+lines = [line for line in out.decode().splitlines() if "sched_process_exec:" in line]
+tap.ok(rc == 0 and len(lines) == 1 and " filename=/bin/true " in lines[0] + " " and
+       re.search(r" pid=\d+ old_pid=\d+", lines[0]),
+       "--print: a __data_loc field (filename=) among the others", lines, err.decode())
 
 # --filter: the kernel's refusal reaches the user as a sentence, exit 2.
 rc, out, err = box.run([W, "-e", "signal:signal_generate", "--filter", "no_such_field == 1",
