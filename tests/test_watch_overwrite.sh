@@ -119,12 +119,19 @@ check "each snapshot is the newest run of its round: $(cat "$T/verdict")" '[ "$(
 check "stderr reports the overwritten bytes" 'grep -q "snapshot 3: [0-9]* samples; .* bytes overwritten" "$T/err"'
 check "nothing of the run is left [$left]" '[ -z "$left" ]'
 
-# Text mode to stdout: one perf script-like line per sample; the command's exit ends it.
-$TO "$W" --overwrite --pages 4 -e syscalls:sys_enter_close -- "$PY" -c \
-	'import os
+# 30 closes, fds 1000000 to 1000029.
+cat >"$T/close30.py" <<'PYEOF'
+import os
 for i in range(30):
-    try: os.close(1000000 + i)
-    except OSError: pass' "$T/x" >"$T/out" 2>"$T/err"
+    try:
+        os.close(1000000 + i)
+    except OSError:
+        pass
+PYEOF
+
+# Text mode to stdout: one perf script-like line per sample; the command's exit ends it.
+$TO "$W" --overwrite --pages 4 -e syscalls:sys_enter_close -- "$PY" "$T/close30.py" \
+	>"$T/out" 2>"$T/err"
 rc=$?
 check "text: a line per close, fd=1000029 the last (rc $rc)" \
 	'[ $rc = 0 ] && grep "sys_enter_close:" "$T/out" | grep "fd=10000" | tail -1 | grep -q "fd=1000029"'
@@ -132,11 +139,8 @@ check "text: a line per close, fd=1000029 the last (rc $rc)" \
 # sees its moves: one a CPU, and the affinity back).
 ST="strace -f -qq -e trace=sched_setaffinity -o $T/strace"
 command -v strace >/dev/null || ST="" # then only the records are checked
-$TO $ST "$W" --overwrite --snapshot-wait visit --pages 4 -e syscalls:sys_enter_close -- "$PY" -c \
-	'import os
-for i in range(30):
-    try: os.close(1000000 + i)
-    except OSError: pass' "$T/x" >"$T/out" 2>"$T/err"
+$TO $ST "$W" --overwrite --snapshot-wait visit --pages 4 -e syscalls:sys_enter_close -- \
+	"$PY" "$T/close30.py" >"$T/out" 2>"$T/err"
 rc=$?
 check "--snapshot-wait visit: a line per close, fd=1000029 the last (rc $rc)" \
 	'[ $rc = 0 ] && [ "$(grep "sys_enter_close:" "$T/out" | grep -c "fd=10000")" = 30 ] &&
