@@ -827,7 +827,8 @@ enum perfring_snapshot_wait {
 	/** The calling thread runs on each watched CPU in turn (the kernel writes
 	 *  a CPU's ring on that CPU, with preemption off), then gets its CPU
 	 *  affinity back: 30 us a CPU idle, a scheduler slice (1.5-3 ms here) a
-	 *  busy one, so the pause drops some 6 times fewer records. But the call
+	 *  busy one, so the pause drops 7.6 times fewer records under a running
+	 *  stream (bench/pause in bench/RESULTS.md). But the call
 	 *  waits until every watched CPU runs it: one monopolised by a real-time
 	 *  task (with RT throttling off) holds it as long. Where the thread may
 	 *  not run on a CPU (a cpuset without it), the grace period instead. */
@@ -890,9 +891,8 @@ struct perfring_snapshot_opts {
  * Without a wait (no membarrier: ENOSYS, or EINVAL under nohz_full; with
  * WAIT_VISIT, and a CPU the thread cannot run on) it is a re-read of the
  * head after the copy, and the bytes the kernel wrote over meanwhile are
- * left out: a writer
- * caught between reserving and publishing its record could still tear the
- * oldest one, which only the waits rule out.
+ * left out: a writer caught between reserving and publishing its record
+ * could still tear the oldest one, which only the waits rule out.
  */
 PERFRING_API int perfring_session_snapshot(struct perfring_session *s);
 
