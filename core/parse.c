@@ -11,8 +11,9 @@
 #include <errno.h>
 #include <limits.h>
 
-static int __attribute__((noinline))
-started_cpu_slow(struct perfring_session *s, int cpu, struct pr_cpu **c)
+/* The CPU of a per-CPU call, or the sentence why not. Inline, with the
+ * checks that fail out of line: cpu_next pays it for every record. */
+static inline int started_cpu(struct perfring_session *s, int cpu, struct pr_cpu **c)
 {
 	int i;
 
@@ -20,26 +21,13 @@ started_cpu_slow(struct perfring_session *s, int cpu, struct pr_cpu **c)
 		return pr_null(NULL, "parse_for_cpu", "s");
 	if (s->state == PR_NEW)
 		return pr_err(&s->err, -EINVAL, "parse before perfring_session_start");
-	if ((i = pr_overwrite_refuse(s, "parse_for_cpu, cpu_next, cpu_pull and cpu_commit")))
-		return i;
+	if (s->o.overwrite)
+		return pr_overwrite_refuse(s, "parse_for_cpu, cpu_next, cpu_pull and cpu_commit");
 	i = pr_cpu_index(s, cpu);
 	if (i < 0)
 		return pr_err(&s->err, -ENOENT, "CPU %d is not watched by this session", cpu);
 	*c = &s->cpu[i];
 	return 0;
-}
-
-/* The CPU of a per-CPU call, or the sentence why not. Inline for the usual
- * case, CPU n in slot n of a started forward session: cpu_next pays this
- * for every record. */
-static inline int started_cpu(struct perfring_session *s, int cpu, struct pr_cpu **c)
-{
-	if (__builtin_expect(s && s->state != PR_NEW && !s->o.overwrite && s->cpu && cpu >= 0 &&
-			     (size_t)cpu < s->ncpu && s->cpus[cpu] == cpu, 1)) {
-		*c = &s->cpu[cpu];
-		return 0;
-	}
-	return started_cpu_slow(s, cpu, c);
 }
 
 /* A parse's end (R7): -ECANCELED when the session was freed inside it. */

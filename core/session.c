@@ -159,11 +159,6 @@ int pr_session_busy(struct perfring_session *s)
 		      "parse, or by another thread): a merged parse needs every ring");
 }
 
-int pr_cpu_index(const struct perfring_session *s, int cpu)
-{
-	return s->cpu ? pr_cpulist_find(s->cpus, s->ncpu, cpu) : -1;
-}
-
 PERFRING_API const char *perfring_session_last_error(const struct perfring_session *s)
 {
 	return s ? s->err.msg : pr_err_thread();

@@ -6,6 +6,7 @@
 
 #include "base/err.h"
 #include "event.h"
+#include "kernel/cpulist.h"
 #include "kernel/open.h"
 #include "read/cpu.h"
 
@@ -69,7 +70,10 @@ bool pr_session_process_gone(const struct perfring_session *s);
 int pr_session_busy(struct perfring_session *s);
 
 /* Index of cpu in s->cpu, or -1. */
-int pr_cpu_index(const struct perfring_session *s, int cpu);
+static inline int pr_cpu_index(const struct perfring_session *s, int cpu)
+{
+	return s->cpu ? pr_cpulist_find(s->cpus, s->ncpu, cpu) : -1;
+}
 
 /* Opens opts.cgroup's directory into s->cgroup_fd (-1 without one), held
  * until s is freed; the sentence names the path. 0 or -errno. */

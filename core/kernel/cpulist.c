@@ -174,15 +174,12 @@ int pr_cpulist_parse(const char *text, size_t len, int **cpus, size_t *n)
 	return err;
 }
 
-int pr_cpulist_find(const int *cpus, size_t n, int cpu)
+int pr_cpulist_search(const int *cpus, size_t n, int cpu)
 {
 	size_t lo = 0, hi = n, mid;
 
 	if (!cpus)
 		return -1;
-	/* CPUs are usually 0..n-1: try the direct slot first. */
-	if (cpu >= 0 && (size_t)cpu < n && cpus[cpu] == cpu)
-		return cpu;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (cpus[mid] < cpu)

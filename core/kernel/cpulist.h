@@ -14,8 +14,17 @@
  * syntax, a reversed range, or a CPU >= PR_CPU_MAX; -ENOMEM. */
 int pr_cpulist_parse(const char *text, size_t len, int **cpus, size_t *n);
 
-/* cpu's index in the sorted array, or -1. */
-int pr_cpulist_find(const int *cpus, size_t n, int cpu);
+/* pr_cpulist_find's binary search. */
+int pr_cpulist_search(const int *cpus, size_t n, int cpu);
+
+/* cpu's index in the sorted array, or -1. Inline for the usual list,
+ * 0..n-1, where cpu is its own index: every per-CPU call looks its CPU up. */
+static inline int pr_cpulist_find(const int *cpus, size_t n, int cpu)
+{
+	if (cpus && cpu >= 0 && (size_t)cpu < n && cpus[cpu] == cpu)
+		return cpu;
+	return pr_cpulist_search(cpus, n, cpu);
+}
 
 /* Whether cpu is in the sorted array. */
 int pr_cpulist_has(const int *cpus, size_t n, int cpu);
