@@ -14,13 +14,10 @@
 
 #include <perfring/perfring.h>
 
-#include <errno.h>
-#include <stddef.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -33,7 +30,6 @@ struct tally {
 struct gen {
 	pthread_t t;
 	volatile int stop;
-	uint64_t calls;
 };
 
 static void *gen_main(void *arg)
@@ -44,10 +40,8 @@ static void *gen_main(void *arg)
 	CPU_ZERO(&one);
 	CPU_SET(KB_GEN_CPU, &one);
 	pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
-	while (!g->stop) {
+	while (!g->stop)
 		syscall(SYS_getpid);
-		g->calls++;
-	}
 	return NULL;
 }
 
@@ -65,12 +59,13 @@ static int on_record(const struct perfring_record *r, void *ctx)
 	return 0;
 }
 
-struct result {
-	double lost, ms, samples;   /* per snapshot */
+/* Per snapshot, each round's: what the pause dropped, the call's time, samples. */
+struct rounds {
+	double lost[64], ms[64], samples[64];
 };
 
-/* One round: a session, the generator, `snaps` snapshots with wait w. */
-static int round_of(uint32_t w, int snaps, struct result *out)
+/* Round k: a session, the generator, `snaps` snapshots with wait w. */
+static int round_of(uint32_t w, int snaps, struct rounds *out, int k)
 {
 	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 1024, .overwrite = 1 };
 	struct perfring_snapshot_opts so = { .sz = sizeof(so), .wait = w };
@@ -109,26 +104,16 @@ static int round_of(uint32_t w, int snaps, struct result *out)
 	if (err < 0)
 		fprintf(stderr, "pause: %s\n", perfring_session_last_error(s));
 	perfring_session_free(s);
-	out->lost = (double)t.lost / snaps;
-	out->samples = (double)t.samples / snaps;
-	out->ms = (double)ns / 1e6 / snaps;
+	out->lost[k] = (double)t.lost / snaps;
+	out->samples[k] = (double)t.samples / snaps;
+	out->ms[k] = (double)ns / 1e6 / snaps;
 	return err < 0 ? err : 0;
-}
-
-static double median_of(struct result *r, int n, size_t field)
-{
-	double v[64];
-	int i;
-
-	for (i = 0; i < n && i < 64; i++)
-		memcpy(&v[i], (const char *)&r[i] + field, sizeof(double));
-	return kb_median(v, (size_t)(n < 64 ? n : 64));
 }
 
 int main(int argc, char **argv)
 {
 	static const char *const name[2] = { "GRACE (membarrier)", "VISIT (each CPU)" };
-	struct result res[2][64];
+	static struct rounds res[2];
 	char note[512];
 	int rounds = 5, snaps = 20, opt, k, w;
 	cpu_set_t one;
@@ -153,7 +138,7 @@ int main(int argc, char **argv)
 	}
 	for (k = 0; k < rounds; k++)
 		for (w = 0; w < 2; w++)
-			if (round_of((uint32_t)w, snaps, &res[w][k]))
+			if (round_of((uint32_t)w, snaps, &res[w], k))
 				return 1;
 	snprintf(note, sizeof(note), "A getpid generator on CPU %d under an overwrite session "
 		 "(1024 pages a CPU); a snapshot every %d ms from CPU %d, %d a round, %d rounds "
@@ -166,9 +151,9 @@ int main(int argc, char **argv)
 		return 1;
 	for (w = 0; w < 2; w++)
 		kb_report_line("| %s | %.0f | %.2f | %.0f |", name[w],
-			       median_of(res[w], rounds, offsetof(struct result, lost)),
-			       median_of(res[w], rounds, offsetof(struct result, ms)),
-			       median_of(res[w], rounds, offsetof(struct result, samples)));
+			       kb_median(res[w].lost, (size_t)rounds),
+			       kb_median(res[w].ms, (size_t)rounds),
+			       kb_median(res[w].samples, (size_t)rounds));
 	kb_report_end();
 	return 0;
 }

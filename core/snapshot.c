@@ -185,8 +185,8 @@ static int take(struct perfring_session *s, struct pr_snap *p, uint32_t wait)
 	 * read section, on its ring's CPU with preemption off (kernel/settle.c):
 	 * after a grace period, or once this thread has run on each CPU, each
 	 * has published its record. */
-	settled = (wait == PERFRING_SNAPSHOT_WAIT_VISIT && pr_settle_by_visit(s->cpus, s->ncpu) == 0) ||
-		  pr_membarrier_global() == 0;
+	settled = (wait == PERFRING_SNAPSHOT_WAIT_VISIT &&
+		   pr_settle_by_visit(s->cpus, s->ncpu) == 0) || pr_membarrier_global() == 0;
 	for (i = 0; i < s->ncpu; i++)
 		copy_ring(&s->cpu[i].ring, &p->cpu[i], settled);
 	return pause_rings(s, 0);

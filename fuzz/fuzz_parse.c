@@ -959,9 +959,6 @@ static void op_pull(struct fz *f, size_t j, unsigned a, unsigned count)
 	pull_done(f, j, a, &st0, samples, records, !k);
 }
 
-/* The batch mode's pull step: count pulls of f->batch items (0: until one
- * returns 0), every item of a pull checked once the pull has returned, so
- * all must be valid together. */
 /* A pulled sample as the header promises it: the fields after record are
  * set only under their sample_type bit (the rest still hold the 0xa5 bytes
  * the items were filled with), so those are zeroed, as the push form has them. */
@@ -977,6 +974,9 @@ static struct perfring_sample as_pulled(const struct fz *f, const struct perfrin
 	return v;
 }
 
+/* The batch mode's pull step: count pulls of f->batch items (0: until one
+ * returns 0), every item of a pull checked once the pull has returned, so
+ * all must be valid together. */
 static void op_pull_batch(struct fz *f, size_t j, unsigned a, unsigned count)
 {
 	static struct perfring_item it[128];

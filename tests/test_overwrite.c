@@ -69,17 +69,17 @@ static void close_n(uint32_t from, uint32_t n)
 		close((int)(BASE_FD + from + i)); /* EBADF: only the tracepoint sees it */
 }
 
-/* A one-CPU overwrite session on this process's close calls, pinned there. */
-static struct perfring_session *close_session(uint32_t pages, struct seen *w)
+/* An overwrite session on this process's close calls, on cpus (NULL: every
+ * online CPU). */
+static struct perfring_session *close_session_on(const int *cpus, size_t n, uint32_t pages,
+						 struct seen *w)
 {
-	int cpu = sched_getcpu();
-	struct perfring_opts o = { .sz = sizeof(o), .cpus = &cpu, .cpu_cnt = 1,
+	struct perfring_opts o = { .sz = sizeof(o), .cpus = cpus, .cpu_cnt = n,
 				   .ring_pages = pages, .overwrite = 1 };
 	struct perfring_session *s = NULL;
 	struct perfring_event *ev;
 	char filter[64];
 
-	cr_assert_eq(kutil_pin(cpu), 0);
 	memset(w, 0, sizeof(*w));
 	w->num = calloc(MAX_SEEN, sizeof(*w->num));
 	cr_assert(w->num);
@@ -92,6 +92,15 @@ static struct perfring_session *close_session(uint32_t pages, struct seen *w)
 	KCHECK(perfring_session_set_record_callback(s, 0, on_record, w), s);
 	KCHECK(perfring_session_start(s), s);
 	return s;
+}
+
+/* A one-CPU overwrite session on this process's close calls, pinned there. */
+static struct perfring_session *close_session(uint32_t pages, struct seen *w)
+{
+	int cpu = sched_getcpu();
+
+	cr_assert_eq(kutil_pin(cpu), 0);
+	return close_session_on(&cpu, 1, pages, w);
 }
 
 static struct perfring_cpu_stats stats_of(struct perfring_session *s)
@@ -192,7 +201,6 @@ Test(overwrite, pause_cost_is_reported_as_lost)
 	struct seen w;
 	struct perfring_session *s = close_session(16, &w);
 	struct during d = { 100, false };
-	uint32_t during = d.calls;
 	size_t i;
 	int n;
 
@@ -205,15 +213,15 @@ Test(overwrite, pause_cost_is_reported_as_lost)
 	 * record it writes. */
 	close_n(10, 5);
 	cr_assert_eq(perfring_session_snapshot(s), 5);
-	cr_expect_eq(w.lost, during, "LOST records: %llu", (unsigned long long)w.lost);
-	cr_expect_eq(stats_of(s).lost, during);
+	cr_expect_eq(w.lost, d.calls, "LOST records: %llu", (unsigned long long)w.lost);
+	cr_expect_eq(stats_of(s).lost, d.calls);
 	cr_expect_eq(stats_of(s).overwritten, 0);
 	for (i = 0; i < w.n; i++)
 		cr_assert_lt(w.num[i], 50000u, "a record made while paused was delivered");
 	/* After stop, R4 holds: delivered + lost = made. */
 	cr_assert_eq(perfring_session_stop(s), 0);
 	cr_assert_eq(perfring_session_snapshot(s), 0);
-	cr_expect_eq(w.n + stats_of(s).lost, 15 + during);
+	cr_expect_eq(w.n + stats_of(s).lost, 15 + d.calls);
 	perfring_session_free(s);
 	free(w.num);
 }
@@ -562,25 +570,14 @@ Test(overwrite, the_default_wait_is_a_grace_period)
  * keeps its affinity (the snapshot runs on the last CPU, then is back). */
 Test(overwrite, the_visit_wait_visits_each_cpu_and_the_thread_keeps_its_affinity)
 {
-	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 16, .overwrite = 1 };
 	struct waits c = { PR_SYS__COUNT, 0, 0 };
-	struct perfring_session *s = NULL;
-	struct perfring_event *ev;
-	struct seen w = { 0 };
-	char filter[64];
+	struct perfring_session *s;
+	struct seen w;
 	int n;
 
-	w.num = calloc(MAX_SEEN, sizeof(*w.num));
-	cr_assert(w.num);
-	cr_assert_eq(kutil_pin(0), 0);
-	KCHECK(perfring_session_new(&o, &s), NULL);
-	KCHECK(perfring_session_add_tracepoint(s, "syscalls", "sys_enter_close", &ev), s);
-	KCHECK(perfring_event_field(ev, "fd", &w.fd), s);
-	snprintf(filter, sizeof(filter), "common_pid == %d", getpid());
-	KCHECK(perfring_event_set_filter(ev, filter), s);
-	KCHECK(perfring_event_set_callback(ev, on_close, &w), s);
-	KCHECK(perfring_session_start(s), s);
 	cr_assert_gt(kutil_ncpu_online(), 1, "the test needs two CPUs");
+	cr_assert_eq(kutil_pin(0), 0);
+	s = close_session_on(NULL, 0, 16, &w);
 	close_n(0, 100);
 	pr_fault_set(count_waits, &c);
 	n = perfring_session_snapshot_opts(s, &visit);
