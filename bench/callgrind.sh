@@ -9,7 +9,8 @@
 # that build's convenience libraries.
 #   bench/callgrind.sh --methods SRCDIR BUILDDIR [SRCDIR2 BUILDDIR2]
 # Each of bench/parse's ways to read a ring (the bare walk, parse_for_cpu,
-# perfring_cpu_next, perfring_cpu_pull of 64 items), per record, for each of
+# perfring_cpu_next, perfring_cpu_pull of 64 items, with and without
+# PERFRING_PULL_PRESENT_ONLY), per record, for each of
 # its three workloads: the instructions inside the method's function of
 # bench/parse (its loop included) over the records it read.
 set -eu
@@ -54,21 +55,22 @@ methods() { # BIN CB
 	# the collection off inside it).
 	valgrind --tool=callgrind --callgrind-out-file="$out/cgm.out" \
 		--toggle-collect='bench_walk*' --toggle-collect='bench_push*' \
-		--toggle-collect='bench_next*' --toggle-collect='bench_pull*' "$bin" >/dev/null 2>&1
+		--toggle-collect='bench_next*' --toggle-collect='bench_pull*' \
+		--toggle-collect='bench_present*' "$bin" >/dev/null 2>&1
 	callgrind_annotate --threshold=100 --inclusive=yes --tree=caller "$out/cgm.out" 2>/dev/null |
 		awk -v cb=":$cb " '
 		function num(s) { gsub(/,/, "", s); return s + 0 }
 		function times(s) { s = substr(s, match(s, /\([0-9,]+x\)/) + 1); sub(/x\).*/, "", s); return num(s) }
 		index($0, "%)  < ") { callers += times($0); next }
 		index($0, "%)  *  ") {
-			for (m = 1; m <= 4; m++)
+			for (m = 1; m <= 5; m++)
 				if ($0 ~ (":" name[m] "[ .]") && !ir[m]) ir[m] = num($1)
 			if (index($0, cb) && !calls) calls = callers
 		}
 		{ callers = 0 }
 		BEGIN { name[1] = "bench_walk"; name[2] = "bench_push"; name[3] = "bench_next"
-			name[4] = "bench_pull" }
-		END { for (m = 1; m <= 4; m++) printf " | %s", calls ? sprintf("%.1f", ir[m] / calls) : "?" }'
+			name[4] = "bench_pull"; name[5] = "bench_present" }
+		END { for (m = 1; m <= 5; m++) printf " | %s", calls ? sprintf("%.1f", ir[m] / calls) : "?" }'
 }
 
 methods_rows() { # SRC BUILD
@@ -86,8 +88,8 @@ methods_rows() { # SRC BUILD
 
 if [ "${1:-}" = --methods ]; then
 	shift
-	echo '| build | workload (callback) | bare walk | parse_for_cpu | cpu_next | cpu_pull, 64 |'
-	echo '|---|---|---|---|---|---|'
+	echo '| build | workload (callback) | bare walk | parse_for_cpu | cpu_next | cpu_pull, 64 | present only, 64 |'
+	echo '|---|---|---|---|---|---|---|'
 	methods_rows "$1" "$2"
 	[ $# -lt 4 ] || methods_rows "$3" "$4"
 	exit 0

@@ -121,15 +121,39 @@ PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu)
 	return 0;
 }
 
-PERFRING_API int perfring_cpu_pull(struct perfring_session *s, int cpu,
-				   struct perfring_item *items, size_t max)
+/* opts' flags, or the sentence why not; NULL (and a struct of the size
+ * this build knows) is read in line, for a call made once a batch. */
+static int pull_flags(struct perfring_session *s, const struct perfring_pull_opts *in,
+		      uint32_t *flags)
+{
+	struct perfring_pull_opts o;
+	int err;
+
+	*flags = 0;
+	if (!in)
+		return 0;
+	if (in->sz == sizeof(o))
+		o = *in;
+	else if ((err = pr_opts_copy(&s->err, "perfring_pull_opts", &o, sizeof(o), sizeof(o), in)))
+		return err;
+	if (o.flags & ~PERFRING_PULL_PRESENT_ONLY)
+		return pr_err(&s->err, -EINVAL, "perfring_pull_opts.flags = %#x: only "
+			      "PERFRING_PULL_PRESENT_ONLY is defined", o.flags);
+	*flags = o.flags;
+	return 0;
+}
+
+PERFRING_API int perfring_cpu_pull_opts(struct perfring_session *s, int cpu,
+					struct perfring_item *items, size_t max,
+					const struct perfring_pull_opts *opts)
 {
 	struct pr_cpu *c = NULL;
 	uintptr_t me = pr_self();
+	uint32_t flags;
 	int err = started_cpu(s, cpu, &c);
 	size_t n;
 
-	if (err)
+	if (err || (err = pull_flags(s, opts, &flags)))
 		return err;
 	if (!items)
 		return pr_null(&s->err, __func__, "items");
@@ -139,13 +163,20 @@ PERFRING_API int perfring_cpu_pull(struct perfring_session *s, int cpu,
 	if (!pr_take_pull(c, me))
 		return busy(s, cpu);
 	pr_session_enter(s);
-	n = pr_pull_batch(c, items, max < INT_MAX ? max : INT_MAX);
+	n = pr_pull_batch(c, items, max < INT_MAX ? max : INT_MAX,
+			  !(flags & PERFRING_PULL_PRESENT_ONLY));
 	/* Empty: what was returned before is no longer valid (it was valid
 	 * until this pull), so the batch ends, committed, whatever a loop
 	 * that stops here does next. */
 	if (!n)
 		end_pull(c);
 	return leave(s, (int)n);
+}
+
+PERFRING_API int perfring_cpu_pull(struct perfring_session *s, int cpu,
+				   struct perfring_item *items, size_t max)
+{
+	return perfring_cpu_pull_opts(s, cpu, items, max, NULL);
 }
 
 PERFRING_API int perfring_session_parse_all(struct perfring_session *s)

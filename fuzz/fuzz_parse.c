@@ -29,14 +29,16 @@
  *           kernel thread's, without registers and stack)
  *   7  u8   mode: bit 0 set, the batch pull (perfring_cpu_pull of
  *           1 + (byte >> 1) items) takes the pull steps' place, and the
- *           input is run once more through parse_for_cpu and once through
- *           the batch pull, which must return the same records in the same
- *           order, decoded the same, with the same stats
+ *           input is run once more through parse_for_cpu and twice through
+ *           the batch pull (with and without PERFRING_PULL_PRESENT_ONLY),
+ *           which must return the same records in the same order, decoded
+ *           the same, with the same stats
  *   8  u64  base, added to every ring's tail (to reach 2^64 wrap-around)
  *   16 8 x  script steps of two bytes a, b:
  *             a & 3: 0 parse_for_cpu_n(max b; b = 0 and a & 0x40: parse_for_cpu),
  *                    1 pull (perfring_cpu_next, or in the batch mode
- *                      perfring_cpu_pull, b times, b = 0: until 0, then
+ *                      perfring_cpu_pull, with PERFRING_PULL_PRESENT_ONLY
+ *                      when a & 0x40, b times, b = 0: until 0, then
  *                      perfring_cpu_commit unless a & 0x20),
  *                    2 parse_all,
  *                    3 the reactor's and parse_until's internal forms: with
@@ -960,9 +962,12 @@ static void op_pull(struct fz *f, size_t j, unsigned a, unsigned count)
 }
 
 /* A pulled sample as the header promises it: the fields after record are
- * set only under their sample_type bit (the rest still hold the 0xa5 bytes
- * the items were filled with), so those are zeroed, as the push form has them. */
-static struct perfring_sample as_pulled(const struct fz *f, const struct perfring_sample *smp)
+ * set only under their sample_type bit, and with PERFRING_PULL_PRESENT_ONLY
+ * (present) the optional ones before it too (the rest may still hold the
+ * 0xa5 bytes the items were filled with), so those are zeroed, as the push
+ * form has them. */
+static struct perfring_sample as_pulled(const struct fz *f, const struct perfring_sample *smp,
+					bool present)
 {
 	struct perfring_sample v = *smp;
 	const size_t prof = offsetof(struct perfring_sample, read);
@@ -971,6 +976,22 @@ static struct perfring_sample as_pulled(const struct fz *f, const struct perfrin
 		v.stream_id = 0;
 	if (!(f->st & PR_SAMPLE_PROFILE))
 		memset((uint8_t *)&v + prof, 0, sizeof(v) - prof);
+	if (!present)
+		return v;
+	if (!(f->st & PERF_SAMPLE_IP))
+		v.ip = 0;
+	if (!(f->st & PERF_SAMPLE_ADDR))
+		v.addr = 0;
+	if (!(f->st & PERF_SAMPLE_PERIOD))
+		v.period = 0;
+	if (!(f->st & PERF_SAMPLE_CALLCHAIN)) {
+		v.callchain = NULL;
+		v.callchain_nr = 0;
+	}
+	if (!(f->st & PERF_SAMPLE_RAW)) {
+		v.raw = NULL;
+		v.raw_size = 0;
+	}
 	return v;
 }
 
@@ -979,7 +1000,9 @@ static struct perfring_sample as_pulled(const struct fz *f, const struct perfrin
  * all must be valid together. */
 static void op_pull_batch(struct fz *f, size_t j, unsigned a, unsigned count)
 {
+	static const struct perfring_pull_opts po = { sizeof(po), PERFRING_PULL_PRESENT_ONLY };
 	static struct perfring_item it[128];
+	const bool present = a & 0x40;
 	struct perfring_cpu_stats st0 = stats(f, j);
 	const struct pr_ring *r = &f->b.s->cpu[j].ring;
 	uint64_t samples = 0, records = 0;
@@ -989,12 +1012,12 @@ static void op_pull_batch(struct fz *f, size_t j, unsigned a, unsigned count)
 	call_begin(f, (int)j);
 	for (i = 0; (!count || i < count) && n; i++) {
 		memset(it, 0xa5, f->batch * sizeof(it[0]));
-		n = perfring_cpu_pull(f->b.s, (int)j, it, f->batch);
+		n = perfring_cpu_pull_opts(f->b.s, (int)j, it, f->batch, present ? &po : NULL);
 		check(n >= 0 && (size_t)n <= f->batch);
 		for (k = 0; k < n; k++) {
 			check(it[k].kind == PERFRING_NEXT_SAMPLE || it[k].kind == PERFRING_NEXT_RECORD);
 			if (it[k].kind == PERFRING_NEXT_SAMPLE) {
-				struct perfring_sample smp = as_pulled(f, &it[k].u.sample);
+				struct perfring_sample smp = as_pulled(f, &it[k].u.sample, present);
 
 				check_sample(f, j, &smp);
 				note(f, sample_digest(&smp));
@@ -1129,9 +1152,10 @@ static void drain_and_check(struct fz *f)
 }
 
 /* One form over every ring of a fresh session on the input, to its end:
- * parse_for_cpu (batch 0) or pulls of batch items, every callback set;
- * what it delivered into q, its stats into st. */
-static void one_form(const uint8_t *in, size_t n, size_t batch, struct fz_seq *q,
+ * parse_for_cpu (batch 0) or pulls of batch items (a: op_pull_batch's
+ * step byte), every callback set; what it delivered into q, its stats
+ * into st. */
+static void one_form(const uint8_t *in, size_t n, size_t batch, unsigned a, struct fz_seq *q,
 		     struct perfring_cpu_stats st[FZ_MAX_RINGS])
 {
 	struct fz *f = &fz;
@@ -1148,7 +1172,7 @@ static void one_form(const uint8_t *in, size_t n, size_t batch, struct fz_seq *q
 	q->n = 0;
 	for (j = 0; j < f->b.nrings; j++) {
 		if (batch) {
-			op_pull_batch(f, j, 0, 0);
+			op_pull_batch(f, j, a, 0);
 		} else {
 			call_begin(f, (int)j);
 			check(perfring_session_parse_for_cpu(f->b.s, (int)j) >= 0);
@@ -1167,12 +1191,15 @@ static void compare_forms(const uint8_t *in, size_t n, size_t batch)
 	static struct fz_seq push, pull;
 	struct perfring_cpu_stats a[FZ_MAX_RINGS], b[FZ_MAX_RINGS];
 	size_t k = 1 + in[0] % FZ_MAX_RINGS, j;
+	unsigned present;
 
-	one_form(in, n, 0, &push, a);
-	one_form(in, n, batch, &pull, b);
-	check(push.n == pull.n && !memcmp(push.d, pull.d, push.n * sizeof(push.d[0])));
-	for (j = 0; j < k; j++)
-		check(!memcmp(&a[j], &b[j], sizeof(a[j])));
+	one_form(in, n, 0, 0, &push, a);
+	for (present = 0; present <= 0x40; present += 0x40) {
+		one_form(in, n, batch, present, &pull, b);
+		check(push.n == pull.n && !memcmp(push.d, pull.d, push.n * sizeof(push.d[0])));
+		for (j = 0; j < k; j++)
+			check(!memcmp(&a[j], &b[j], sizeof(a[j])));
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)

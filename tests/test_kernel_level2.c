@@ -480,20 +480,25 @@ Test(level2, slot_removed_and_put_back_while_attached_loses_nothing)
  * every ring fd and the generator's pidfd in one epoll set (made before any
  * record), batches of 64 committed one by one, each ring pulled until a
  * batch comes back short (readiness is one-shot), and a last pass over
- * every ring once the generator has exited. */
+ * every ring once the generator has exited. Pulls with and without
+ * PERFRING_PULL_PRESENT_ONLY alternate. */
 struct pulled {
 	struct perfring_event *ev;
 	pid_t pid;
 	uint64_t n, pulls, full, last_time[64];
 };
 
+/* Every other pull with PERFRING_PULL_PRESENT_ONLY: the fields read below
+ * are in every sample. */
 static void pull_ring(struct perfring_session *s, int cpu, struct pulled *p)
 {
+	static const struct perfring_pull_opts present = { sizeof(present),
+							   PERFRING_PULL_PRESENT_ONLY };
 	struct perfring_item it[64];
 	int n, i;
 
 	do {
-		n = perfring_cpu_pull(s, cpu, it, 64);
+		n = perfring_cpu_pull_opts(s, cpu, it, 64, p->pulls % 2 ? &present : NULL);
 		cr_assert_geq(n, 0, "%s", perfring_session_last_error(s));
 		cr_assert_leq(n, 64);
 		p->pulls++;

@@ -6,7 +6,9 @@
  * session does not own among them, at max 1, 7, 64 and 4096, with commits
  * in the middle and on hostile rings; every field of an item set; all of a
  * pull's items valid together, a wrapped one in the scratch included, and a
- * pull that would need more scratch stopping early; R1 and the errors.
+ * pull that would need more scratch stopping early; R1 and the errors. Each
+ * comparison runs with and without PERFRING_PULL_PRESENT_ONLY, whose fixed
+ * shapes leave the fields their event lacks untouched.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -64,23 +66,40 @@ static int64_t ev_index(const struct bed *bd, const struct perfring_event *ev)
 	return ev ? -2 : -1;
 }
 
-/* stream_id as the header promises it in either form: under its bit. */
-static uint64_t stream_id_of(const struct perfring_sample *s)
+/* Whether a pulled item's field of sample_type bit is to be read: always
+ * for a field before record (all: a pull with zeros), else only under the
+ * bit, as the header promises stream_id always and, with
+ * PERFRING_PULL_PRESENT_ONLY, the fields before record too. */
+static bool has(const struct perfring_sample *s, uint64_t bit, bool all)
 {
-	return perfring_event_attr(s->event)->sample_type & PERF_SAMPLE_STREAM_ID ? s->stream_id : 0;
+	return all || (perfring_event_attr(s->event)->sample_type & bit);
+}
+
+/* s as either form gives it: absent fields as zero when the form may leave
+ * them (all false: the pull's PERFRING_PULL_PRESENT_ONLY). */
+static struct ent of_sample_as(const struct bed *bd, const struct perfring_sample *s, bool all)
+{
+	bool cc = has(s, PERF_SAMPLE_CALLCHAIN, all) && s->callchain_nr;
+	bool raw = has(s, PERF_SAMPLE_RAW, all);
+
+	return (struct ent){
+		.kind = PERFRING_NEXT_SAMPLE, .ev = ev_index(bd, s->event), .pid = s->pid,
+		.tid = s->tid, .cpu = s->cpu, .time = s->time, .id = s->id,
+		.ip = has(s, PERF_SAMPLE_IP, all) ? s->ip : 0,
+		.addr = has(s, PERF_SAMPLE_ADDR, all) ? s->addr : 0,
+		.period = has(s, PERF_SAMPLE_PERIOD, all) ? s->period : 0,
+		.stream_id = has(s, PERF_SAMPLE_STREAM_ID, false) ? s->stream_id : 0,
+		.raw_size = raw ? s->raw_size : 0, .raw_off = raw ? off_in(s->record, s->raw) : -1,
+		.cc_nr = cc ? s->callchain_nr : 0,
+		.cc_off = has(s, PERF_SAMPLE_CALLCHAIN, all) ? off_in(s->record, s->callchain) : -1,
+		.hash = hash(s->record, s->record->size),
+		.extra = cc ? s->callchain[s->callchain_nr - 1] : 0,
+	};
 }
 
 static struct ent of_sample(const struct bed *bd, const struct perfring_sample *s)
 {
-	return (struct ent){
-		.kind = PERFRING_NEXT_SAMPLE, .ev = ev_index(bd, s->event), .pid = s->pid,
-		.tid = s->tid, .cpu = s->cpu, .time = s->time, .id = s->id, .ip = s->ip,
-		.addr = s->addr, .period = s->period, .stream_id = stream_id_of(s),
-		.raw_size = s->raw_size, .raw_off = off_in(s->record, s->raw),
-		.cc_nr = s->callchain_nr, .cc_off = off_in(s->record, s->callchain),
-		.hash = hash(s->record, s->record->size), .extra = s->callchain_nr ?
-		s->callchain[s->callchain_nr - 1] : 0,
-	};
+	return of_sample_as(bd, s, true);
 }
 
 static struct ent of_record(const struct bed *bd, const struct perfring_record *r)
@@ -226,11 +245,14 @@ static void push(struct bed *bd, struct trace *t, struct perfring_cpu_stats *st)
 	cr_assert_eq((uint64_t)n, st->samples);
 }
 
-/* Pulls of max items until one returns 0; commit_every: commit after that
- * many pulls (0: only at the end). Every item of a pull is read after the
- * pull returns, so all must be valid together. */
-static void pull(struct bed *bd, size_t max, unsigned commit_every, struct trace *t,
-		 struct perfring_cpu_stats *st)
+static const struct perfring_pull_opts present = { sizeof(present), PERFRING_PULL_PRESENT_ONLY };
+
+/* Pulls of max items with opts until one returns 0; commit_every: commit
+ * after that many pulls (0: only at the end). Every item of a pull is read
+ * after the pull returns, so all must be valid together. */
+static void pull_opts(struct bed *bd, size_t max, unsigned commit_every,
+		      const struct perfring_pull_opts *o, struct trace *t,
+		      struct perfring_cpu_stats *st)
 {
 	struct perfring_item *it = malloc(max * sizeof(*it));
 	const struct pr_ring *r = &bd->b.s->cpu[0].ring;
@@ -243,12 +265,13 @@ static void pull(struct bed *bd, size_t max, unsigned commit_every, struct trace
 	t->n = 0;
 	cur = bd;
 	bd->t = NULL; /* no callback may run */
-	while (memset(it, 0xa5, max * sizeof(*it)), (n = perfring_cpu_pull(bd->b.s, 0, it, max)) > 0) {
+	while (memset(it, 0xa5, max * sizeof(*it)),
+	       (n = perfring_cpu_pull_opts(bd->b.s, 0, it, max, o)) > 0) {
 		cr_assert_leq((size_t)n, max);
 		for (i = 0; i < n; i++) {
 			cr_assert(it[i].kind == PERFRING_NEXT_SAMPLE || it[i].kind == PERFRING_NEXT_RECORD);
 			if (it[i].kind == PERFRING_NEXT_SAMPLE) {
-				add(t, of_sample(bd, &it[i].u.sample));
+				add(t, of_sample_as(bd, &it[i].u.sample, !o));
 				samples++;
 			} else {
 				add(t, of_record(bd, &it[i].u.record));
@@ -266,6 +289,7 @@ static void pull(struct bed *bd, size_t max, unsigned commit_every, struct trace
 	cr_assert_eq(samples, st->samples);
 	free(it);
 }
+
 
 static void same(const struct trace *a, const struct trace *b, const char *what)
 {
@@ -292,24 +316,28 @@ static void same_stats(const struct perfring_cpu_stats *a, const struct perfring
 
 static const size_t maxes[] = { 1, 7, 64, 4096 };
 
-/* The pull at every max, with and without commits in the middle, against
- * parse_for_cpu on the same ring. */
+/* The pull at every max, with and without commits in the middle, with and
+ * without PERFRING_PULL_PRESENT_ONLY, against parse_for_cpu on the same
+ * ring. */
 static void against_push(struct bed *bd, const char *what, uint64_t want_corrupt)
 {
 	static struct trace a, b;
+	const struct perfring_pull_opts *o;
 	struct perfring_cpu_stats sa, sb;
 	char name[128];
 	size_t m;
-	unsigned every;
+	unsigned every, k;
 
 	push(bd, &a, &sa);
 	cr_assert_eq(sa.corrupt, want_corrupt, "%s: corrupt %llu", what,
 		     (unsigned long long)sa.corrupt);
 	for (m = 0; m < sizeof(maxes) / sizeof(maxes[0]); m++) {
-		for (every = 0; every <= 3; every += 3) {
-			snprintf(name, sizeof(name), "%s, max %zu, commit every %u", what, maxes[m],
-				 every);
-			pull(bd, maxes[m], every, &b, &sb);
+		for (k = 0; k < 4; k++) {
+			every = k & 1 ? 3 : 0;
+			o = k & 2 ? &present : NULL;
+			snprintf(name, sizeof(name), "%s, max %zu, commit every %u%s", what,
+				 maxes[m], every, o ? ", present fields only" : "");
+			pull_opts(bd, maxes[m], every, o, &b, &sb);
 			same(&a, &b, name);
 			same_stats(&sa, &sb, name);
 		}
@@ -438,6 +466,76 @@ Test(pull, every_field_of_an_item_is_set)
 			     (unsigned long long)checked);
 		cr_assert_eq(stats(&bd).corrupt, 0);
 		cr_assert_eq(perfring_cpu_commit(bd.b.s, 0), 0);
+		synth_session_free(&bd.b);
+	}
+}
+
+/* PERFRING_PULL_PRESENT_ONLY: a fixed shape's item (the forced fields, a
+ * tracepoint) leaves the fields its event lacks as they were on the fast
+ * path, or zeroes them, never anything else; against_push shows that the
+ * others hold what the zeroed pull holds. Pulls with and without the flag
+ * mix in one batch. */
+static bool untouched(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--)
+		if (*b++ != 0xa5)
+			return false;
+	return true;
+}
+
+Test(pull, present_only_leaves_the_absent_fields_alone)
+{
+	static struct bed bd;
+	struct perfring_item it[16];
+	uint64_t fixed[2] = { 0 }, left[2] = { 0 }, st;
+	size_t i;
+	int n, k, pulls;
+
+	for (i = 0; i < 2; i++) { /* shapes[0] and [1]: the fixed ones */
+		bed_new(&bd, shapes[i]);
+		for (pulls = 0;; pulls++) {
+			memset(it, 0xa5, sizeof(it));
+			n = perfring_cpu_pull_opts(bd.b.s, 0, it, 16, pulls % 2 ? NULL : &present);
+			if (n <= 0)
+				break;
+			for (k = 0; k < n; k++) {
+				const struct perfring_sample *s = &it[k].u.sample;
+
+				if (it[k].kind != PERFRING_NEXT_SAMPLE)
+					continue;
+				st = perfring_event_attr(s->event)->sample_type;
+				if (pulls % 2 || st & PERF_SAMPLE_CALLCHAIN) {
+					/* zeroed, or the general layout: as before */
+					cr_assert(clean(s, st), "shape %zu: a stale field", i);
+					continue;
+				}
+				cr_assert_eq(s->cpu, 0);
+				cr_assert_eq(s->record->type, PERF_RECORD_SAMPLE);
+				cr_assert(s->time >= 1000 && s->time < 1000 + NREC &&
+					  s->pid == 100 + (s->time - 1000));
+				fixed[i]++;
+				/* The general path (a wrapped record, one after a
+				 * kernel record) zeroes them. */
+				if (clean(s, st))
+					continue;
+				cr_assert(untouched(&s->ip, sizeof(s->ip)) &&
+					  untouched(&s->addr, sizeof(s->addr)) &&
+					  untouched(&s->period, sizeof(s->period)) &&
+					  untouched(&s->callchain, sizeof(s->callchain)) &&
+					  untouched(&s->callchain_nr, sizeof(s->callchain_nr)),
+					  "shape %zu: an absent field neither zero nor left alone", i);
+				cr_assert_eq(untouched(&s->raw, sizeof(s->raw)), !(st & PERF_SAMPLE_RAW));
+				left[i]++;
+			}
+		}
+		cr_assert_eq(n, 0);
+		cr_assert_gt(fixed[i], bd.nput / 4, "shape %zu: %llu samples of the fixed shape", i,
+			     (unsigned long long)fixed[i]);
+		cr_assert_gt(left[i], fixed[i] / 4, "shape %zu: %llu of %llu items left alone", i,
+			     (unsigned long long)left[i], (unsigned long long)fixed[i]);
+		cr_assert_eq(stats(&bd).corrupt, 0);
 		synth_session_free(&bd.b);
 	}
 }
@@ -611,9 +709,29 @@ Test(pull, errors)
 	cr_assert_eq(perfring_cpu_pull(b.s, 0, it, 2), -EOPNOTSUPP);
 	cr_assert(strstr(perfring_session_last_error(b.s), "cpu_pull"));
 	b.s->o.overwrite = 0;
+	{
+		struct perfring_pull_opts po = { sizeof(po), 2 };
+		struct { struct perfring_pull_opts o; uint64_t more; } big = {
+			{ sizeof(big), PERFRING_PULL_PRESENT_ONLY }, 1
+		};
+
+		cr_assert_eq(perfring_cpu_pull_opts(b.s, 0, it, 2, &po), -EINVAL);
+		cr_assert(strstr(perfring_session_last_error(b.s), "flags = 0x2"));
+		po.sz = 4;
+		cr_assert_eq(perfring_cpu_pull_opts(b.s, 0, it, 2, &po), -EINVAL);
+		cr_assert_eq(perfring_cpu_pull_opts(b.s, 0, it, 2, &big.o), -E2BIG);
+		big.more = 0; /* a newer caller's struct with nothing in its new fields */
+		cr_assert_eq(perfring_cpu_pull_opts(b.s, 0, it, 2, &big.o), 0, "%s",
+			     perfring_session_last_error(b.s));
+		cr_assert_eq(perfring_cpu_pull_opts(b.s, 0, it, 2, &present), 0);
+		cr_assert_eq(perfring_cpu_pull_opts(b.s, 0, NULL, 2, &present), -EINVAL);
+		cr_assert_eq(perfring_cpu_pull_opts(b.s, 0, it, 0, &present), -EINVAL);
+	}
 	synth_session_free(&b);
+	cr_assert_eq(perfring_cpu_pull_opts(NULL, 0, it, 2, &present), -EINVAL);
 	cr_assert_eq(perfring_session_new(&o, &s), 0);
 	cr_assert_eq(perfring_cpu_pull(s, 0, it, 2), -EINVAL, "before start");
+	cr_assert_eq(perfring_cpu_pull_opts(s, 0, it, 2, &present), -EINVAL, "before start");
 	perfring_session_free(s);
 }
 

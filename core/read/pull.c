@@ -42,13 +42,16 @@ _Static_assert(AT(id) == AT(time) + 8 && AT(addr) == AT(ip) + 8 && AT(period) ==
 	       AT(record) == AT(raw_size) + 8 && AT(stream_id) == AT(record) + 8,
 	       "the pairs an item is written in");
 
-/* A sample item of a fixed shape from f: every field up to record written,
- * those the shape lacks zero. What follows (stream_id, the profiler's
- * fields) is the caller's to read only under its sample_type bit, which a
- * fixed shape has none of: 11 stores an item fewer (bench/RESULTS.md). */
+/* A sample item of a fixed shape from f: the fields every sample has, raw
+ * and raw_size when the shape has them, and with zeroed set, zero for the
+ * fields up to record the shape lacks. What follows (stream_id, the
+ * profiler's fields) is the caller's to read only under its sample_type bit,
+ * which a fixed shape has none of. The zeros are 36 of a tracepoint item's
+ * 112 bytes, and 0.1-0.2x the walk's time (bench/RESULTS.md). */
 static inline __attribute__((always_inline)) void
 item_fixed(struct perfring_item *it, struct perfring_event *ev, uint64_t id,
-	   const struct perf_event_header *h, const struct pr_fixed *f)
+	   const struct perf_event_header *h, const struct pr_fixed *f, enum pr_shape shape,
+	   bool zeroed)
 {
 	uint8_t *p = (uint8_t *)it;
 
@@ -56,20 +59,29 @@ item_fixed(struct perfring_item *it, struct perfring_event *ev, uint64_t id,
 	it->u.sample.cpu = (int)f->cpu;
 	memcpy(p + AT(pid), &f->pid_tid, sizeof(f->pid_tid));
 	put2(p + AT(time), f->time, id);
-	put2(p + AT(ip), 0, 0);
-	put2(p + AT(period), 0, 0);
-	put2(p + AT(callchain_nr), 0, (uintptr_t)f->raw);
-	put2(p + AT(raw_size), low32(f->raw_size), (uintptr_t)h);
+	if (zeroed) {
+		put2(p + AT(ip), 0, 0);
+		put2(p + AT(period), 0, 0);
+		put2(p + AT(callchain_nr), 0, (uintptr_t)f->raw);
+		put2(p + AT(raw_size), low32(f->raw_size), (uintptr_t)h);
+		return;
+	}
+	if (shape == PR_SHAPE_TRACEPOINT) {
+		it->u.sample.raw = f->raw;
+		it->u.sample.raw_size = f->raw_size;
+	}
+	it->u.sample.record = h;
 }
 #undef AT
 
 /* k's stretch into items, decoded as shape: every field the header
- * promises is written, since the caller's items may hold anything. A
- * general layout's decode writes stream_id, and zeroes the profiler's
- * fields before it fills them when it has any. */
+ * promises is written, since the caller's items may hold anything (zeroed:
+ * those up to record that the shape lacks too). A general layout's decode
+ * writes every field up to stream_id, and zeroes the profiler's fields
+ * before it fills them when it has any. */
 static inline __attribute__((always_inline)) size_t
-pull_stretch(enum pr_shape shape, struct pr_fast *k, const uint8_t *data, uint64_t mask,
-	     struct perfring_item *it, size_t max)
+pull_stretch(enum pr_shape shape, bool zeroed, struct pr_fast *k, const uint8_t *data,
+	     uint64_t mask, struct perfring_item *it, size_t max)
 {
 	struct perfring_event *const ev = k->ev;
 	const struct perf_event_header *h;
@@ -86,7 +98,7 @@ pull_stretch(enum pr_shape shape, struct pr_fast *k, const uint8_t *data, uint64
 		if (shape != PR_SHAPE_ANY) {
 			if (pr_fixed_read(h, shape, st.room, &f))
 				break;
-			item_fixed(cur, ev, st.id, h, &f);
+			item_fixed(cur, ev, st.id, h, &f, shape, zeroed);
 		} else {
 			smp = &cur->u.sample;
 			if (!pr_stretch_decode(&st, &ev->layout, shape, h, smp))
@@ -103,14 +115,19 @@ pull_stretch(enum pr_shape shape, struct pr_fast *k, const uint8_t *data, uint64
 	return n;
 }
 
-/* Out of line, so that the loop has the registers to itself. */
+/* Out of line, so that the loop has the registers to itself. A general
+ * layout writes its zeros either way: one loop of it is enough. */
 static size_t __attribute__((noinline))
 pull_fast(struct pr_fast *k, const uint8_t *data, uint64_t mask, struct perfring_item *it,
-	  size_t max)
+	  size_t max, bool zeroed)
 {
 	if (!k->ev)
 		return 0;
-	return PR_BY_SHAPE(k->ev->layout.shape, pull_stretch, k, data, mask, it, max);
+	if (zeroed || k->ev->layout.shape == PR_SHAPE_ANY)
+		return PR_BY_SHAPE(k->ev->layout.shape, pull_stretch, true, k, data, mask, it, max);
+	if (k->ev->layout.shape == PR_SHAPE_TRACEPOINT)
+		return pull_stretch(PR_SHAPE_TRACEPOINT, false, k, data, mask, it, max);
+	return pull_stretch(PR_SHAPE_FORCED, false, k, data, mask, it, max);
 }
 
 #define PULL_END (-1) /* nothing left, or no room for a wrapped record */
@@ -136,7 +153,7 @@ static int pull_slow(struct pr_cpu *c, struct perfring_item *it, size_t *used)
 	return 1;
 }
 
-size_t pr_pull_batch(struct pr_cpu *c, struct perfring_item *items, size_t max)
+size_t pr_pull_batch(struct pr_cpu *c, struct perfring_item *items, size_t max, bool zeroed)
 {
 	const uint8_t *data = c->ring.data;
 	const uint64_t mask = c->ring.size - 1;
@@ -158,7 +175,7 @@ size_t pr_pull_batch(struct pr_cpu *c, struct perfring_item *items, size_t max)
 			continue;
 		}
 		fast_from(c, &k);
-		n += pull_fast(&k, data, mask, items + n, max - n);
+		n += pull_fast(&k, data, mask, items + n, max - n, zeroed);
 		fast_store(c, &k);
 		if (n == max || c->ring.tail == c->ring.head)
 			continue;

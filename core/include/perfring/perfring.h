@@ -656,6 +656,8 @@ PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu);
  * zero); stream_id and the profiler's fields, after it, only when the
  * event's sample_type has their bit (writing 176 bytes of zeros an item
  * would double the pull's cost; see struct perfring_sample).
+ * perfring_cpu_pull_opts() with PERFRING_PULL_PRESENT_ONLY leaves out the
+ * zeros up to record too.
  * Each pull sees every record written before it began that has not been
  * returned yet; a pull that returns fewer than max found the ring empty.
  * The items, and whatever they point to, stay valid until the next pull,
@@ -688,6 +690,33 @@ struct perfring_item {
 };
 PERFRING_API int perfring_cpu_pull(struct perfring_session *s, int cpu,
 				   struct perfring_item *items, size_t max);
+
+/** perfring_cpu_pull_opts() flag: a sample item's optional fields are set
+ *  only when its event's sample_type has their bit. event, cpu, pid, tid,
+ *  time, id and record, which every sample has, are always set; ip, addr,
+ *  period, callchain and callchain_nr, raw and raw_size without their bit
+ *  hold what the item held or zero, as stream_id and the profiler's fields
+ *  always do. (Today the fast path leaves them alone for samples of the
+ *  forced fields and of tracepoints; every other sample gets its zeros.)
+ *  For loops that read fields under their bit, as a binding that maps
+ *  sample_type to optional fields does: the zeros are a third of a
+ *  tracepoint item's bytes and 0.1-0.2x the bare walk's time
+ *  (bench/RESULTS.md). */
+#define PERFRING_PULL_PRESENT_ONLY (1u << 0)
+
+/** Options for perfring_cpu_pull_opts(). NULL = defaults. */
+struct perfring_pull_opts {
+	size_t sz;      /**< sizeof(struct perfring_pull_opts) */
+	uint32_t flags; /**< PERFRING_PULL_PRESENT_ONLY, or 0; others -EINVAL */
+};
+
+/** perfring_cpu_pull with opts (NULL: exactly perfring_cpu_pull). The same
+ *  batch, rules and errors; opts' errors as for every opts struct (-EINVAL,
+ *  -E2BIG for a larger struct with a non-zero tail). Pulls with different
+ *  flags may be mixed in one batch. */
+PERFRING_API int perfring_cpu_pull_opts(struct perfring_session *s, int cpu,
+					struct perfring_item *items, size_t max,
+					const struct perfring_pull_opts *opts);
 
 /** Per-CPU counters since start. */
 struct perfring_cpu_stats {
