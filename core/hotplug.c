@@ -319,6 +319,33 @@ PERFRING_API int perfring_session_set_cpu_callback(struct perfring_session *s,
 	return 0;
 }
 
+PERFRING_API int perfring_session_hotplug_fd(const struct perfring_session *s)
+{
+	if (!s)
+		return pr_null(NULL, __func__, "s");
+	return s->hp && s->hp->nfd >= 0 ? s->hp->nfd : -ENOENT;
+}
+
+PERFRING_API int perfring_session_hotplug_sync(struct perfring_session *s)
+{
+	if (!s)
+		return pr_null(NULL, __func__, "s");
+	if (!s->hp)
+		return pr_err(&s->err, -EINVAL, "perfring_session_hotplug_sync: the session does "
+			      "not follow hotplug (opts.follow_hotplug)");
+	if (s->state == PR_NEW)
+		return pr_err(&s->err, -EINVAL, "perfring_session_hotplug_sync before "
+			      "perfring_session_start");
+	if (__atomic_load_n(&s->depth, __ATOMIC_ACQUIRE))
+		return pr_err(&s->err, -EBUSY, "perfring_session_hotplug_sync inside a parse of "
+			      "the session (from a callback): call it from the loop");
+	/* Read, so that its readiness ends and its queue never fills; sysfs
+	 * decides either way (a uevent only says "look again"). */
+	if (s->hp->nfd >= 0)
+		pr_uevent_read(s->hp->nfd);
+	return pr_hotplug_sync(s);
+}
+
 PERFRING_API size_t perfring_session_slots(const struct perfring_session *s)
 {
 	return s ? s->ncpu + (s->hp ? 1 : 0) : 0;

@@ -2,8 +2,9 @@
 /* CPU hotplug, simulated (issue 22): a test's sysfs root (PERFRING_TEST_SYSFS)
  * whose online list the test writes, and uevents it sends itself
  * (PERFRING_TEST_UEVENT_FD), so that a following session really closes and
- * reopens a CPU's ring while the real CPU stays online. Each of the four
- * drivers (uv, libevent, libev, the session's own epoll wait) runs the same
+ * reopens a CPU's ring while the real CPU stays online. Each of the five
+ * drivers (uv, libevent, libev, the session's own epoll wait, and a level-2
+ * loop of its own on perfring_session_hotplug_fd/_sync) runs the same
  * cycles; the fault cases fail the returning CPU's open path. */
 #include "kutil.h"
 #include "kbpf.h"
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -202,6 +204,8 @@ struct run {
 	bool last_on;
 	size_t fds_in_cb;           /* perfring_session_fds() inside the last callback */
 	bool free_in_cb;            /* the callback frees the session (R7) */
+	bool sync_in_cb;            /* the callback calls perfring_session_hotplug_sync */
+	int sync_in_cb_got;         /* and what that returned */
 	uv_loop_t uv;
 	struct perfring_libuv *ua;
 	bool uv_done;
@@ -209,6 +213,10 @@ struct run {
 	struct perfring_libevent *ea;
 	struct ev_loop *el;
 	struct perfring_libev *va;
+	uint32_t flush_ms;          /* the session's, for a loop of one's own */
+	int ep;                     /* a loop of one's own: its epoll set */
+	uint64_t ready[MAX_CPUS];   /* and the readiness it saw on each CPU's fd */
+	uint64_t synced_ns;         /* its last hotplug sync at a flush */
 };
 
 struct driver {
@@ -216,6 +224,7 @@ struct driver {
 	void (*attach)(struct run *r);
 	void (*turn)(struct run *r);    /* one turn that does not block long */
 	void (*detach)(struct run *r);
+	uint64_t (*wakeups)(struct run *r, int cpu); /* NULL: the stats' */
 };
 
 static void uv_attach(struct run *r)
@@ -296,12 +305,92 @@ static void wait_detach(struct run *r)
 	(void)r;
 }
 
+/* Level 2, as its header comment has it: an epoll set of the rings' fds
+ * and the notifier, parse_for_cpu on readiness, and a hotplug sync when the
+ * notifier is readable and at each flush; after a sync the fds of CPUs
+ * that came back join the set (those of CPUs that left went with close). */
+#define NOTIFIER UINT64_MAX
+
+static void own_watch(struct run *r)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+	const struct perfring_cpu_fd *fds;
+	size_t i, n = perfring_session_fds(r->s, &fds);
+
+	for (i = 0; i < n; i++) {
+		e.data.u64 = (uint64_t)fds[i].cpu;
+		cr_assert(epoll_ctl(r->ep, EPOLL_CTL_ADD, fds[i].fd, &e) == 0 || errno == EEXIST);
+	}
+}
+
+static void own_sync(struct run *r)
+{
+	cr_assert_geq(perfring_session_hotplug_sync(r->s), 0, "%s",
+		      perfring_session_last_error(r->s));
+	own_watch(r);
+}
+
+static void own_attach(struct run *r)
+{
+	struct epoll_event e = { .events = EPOLLIN, .data.u64 = NOTIFIER };
+	int nfd = perfring_session_hotplug_fd(r->s);
+
+	cr_assert_geq(r->ep = epoll_create1(EPOLL_CLOEXEC), 0);
+	if (nfd >= 0)
+		cr_assert_eq(epoll_ctl(r->ep, EPOLL_CTL_ADD, nfd, &e), 0);
+	own_watch(r);
+}
+
+static void own_turn(struct run *r)
+{
+	struct epoll_event got[8];
+	int n = epoll_wait(r->ep, got, 8, 1), i, cpu;
+
+	for (i = 0; i < n; i++) {
+		if (got[i].data.u64 == NOTIFIER) {
+			own_sync(r);
+			continue;
+		}
+		cpu = (int)got[i].data.u64;
+		r->ready[cpu]++;
+		cr_assert_geq(perfring_session_parse_for_cpu(r->s, cpu), 0, "%s",
+			      perfring_session_last_error(r->s));
+	}
+	if (r->flush_ms != PERFRING_FLUSH_NEVER &&
+	    kutil_now_ns() - r->synced_ns >= (uint64_t)r->flush_ms * 1000000) {
+		r->synced_ns = kutil_now_ns();
+		own_sync(r);
+	}
+}
+
+static void own_detach(struct run *r)
+{
+	close(r->ep);
+}
+
+static uint64_t own_wakeups(struct run *r, int cpu)
+{
+	return r->ready[cpu];
+}
+
 static const struct driver drivers[] = {
-	{ "uv", uv_attach, uv_turn, uv_detach },
-	{ "libevent", event_attach, event_turn, event_detach },
-	{ "libev", ev_attach, ev_turn, ev_detach },
-	{ "epoll (parse_for_duration)", wait_attach, wait_turn, wait_detach },
+	{ "uv", uv_attach, uv_turn, uv_detach, NULL },
+	{ "libevent", event_attach, event_turn, event_detach, NULL },
+	{ "libev", ev_attach, ev_turn, ev_detach, NULL },
+	{ "epoll (parse_for_duration)", wait_attach, wait_turn, wait_detach, NULL },
+	{ "level 2 (own epoll, parse_for_cpu)", own_attach, own_turn, own_detach, own_wakeups },
 };
+
+/* Readiness d handled on cpu's fd. */
+static uint64_t wakeups(const struct driver *d, struct run *r, int cpu)
+{
+	struct perfring_cpu_stats st;
+
+	if (d->wakeups)
+		return d->wakeups(r, cpu);
+	cr_assert_eq(perfring_session_cpu_stats(r->s, cpu, &st), 0);
+	return st.wakeups;
+}
 
 /* ------------------------------------------------------------ sessions */
 
@@ -310,6 +399,8 @@ static void on_cpu(int cpu, bool online, void *ctx)
 	struct run *r = ctx;
 
 	r->fds_in_cb = perfring_session_fds(r->s, NULL);
+	if (r->sync_in_cb)
+		r->sync_in_cb_got = perfring_session_hotplug_sync(r->s);
 	if (r->free_in_cb) {
 		perfring_session_free(r->s);
 		r->free_in_cb = false;
@@ -347,6 +438,7 @@ static void session(struct run *r, const struct fake *f, uint32_t flush_ms, int 
 
 	memset(r, 0, sizeof(*r));
 	r->cpu = f->cpu;
+	r->flush_ms = flush_ms;
 	cr_assert_eq(kutil_pin(f->cpu), 0);
 	KCHECK(kutil_getpid_session(&o, gettid_(), &r->k, &r->s, &ev), r->s);
 	snprintf(filter, sizeof(filter), "common_pid == %d || common_pid == %d", gettid_(),
@@ -454,18 +546,14 @@ static bool listed(const struct perfring_session *s, int cpu)
  */
 static void cycle(const struct driver *d, struct run *r, struct fake *f, int fds_on)
 {
-	uint64_t before = r->k.per_cpu[f->cpu];
+	uint64_t before = r->k.per_cpu[f->cpu], w0 = wakeups(d, r, f->cpu);
 	int downs = r->downs, ups = r->ups, i;
 
-	struct perfring_cpu_stats st0, st;
-
-	cr_assert_eq(perfring_session_cpu_stats(r->s, f->cpu, &st0), 0);
 	kutil_getpid_n(PER_CYCLE);
 	turn_until(d, r, &r->k.per_cpu[f->cpu], before + PER_CYCLE, "records by readiness");
 	/* A flush pass may read them first, but the fd's readiness, which the
 	 * kernel keeps until the fd is polled, is reported in the same turn. */
-	cr_assert_eq(perfring_session_cpu_stats(r->s, f->cpu, &st), 0);
-	cr_assert_gt(st.wakeups, st0.wakeups, "%s: no readiness on the CPU's fd", d->name);
+	cr_assert_gt(wakeups(d, r, f->cpu), w0, "%s: no readiness on the CPU's fd", d->name);
 	kutil_getpid_n(TAIL);
 	set_online(f, f->cpu);
 	send_uevent(f, "offline", f->cpu);
@@ -564,12 +652,14 @@ Test(hotplug, uevents_uv) { cycles(&drivers[0], true, PERFRING_FLUSH_NEVER, 3, f
 Test(hotplug, uevents_libevent) { cycles(&drivers[1], true, PERFRING_FLUSH_NEVER, 3, false); }
 Test(hotplug, uevents_libev) { cycles(&drivers[2], true, PERFRING_FLUSH_NEVER, 3, false); }
 Test(hotplug, uevents_epoll_wait) { cycles(&drivers[3], true, PERFRING_FLUSH_NEVER, 3, false); }
+Test(hotplug, uevents_level2) { cycles(&drivers[4], true, PERFRING_FLUSH_NEVER, 3, false); }
 
 /* No notifier: each flush reads the online list again. */
 Test(hotplug, sysfs_at_flush_uv) { cycles(&drivers[0], false, 20, 3, false); }
 Test(hotplug, sysfs_at_flush_libevent) { cycles(&drivers[1], false, 20, 3, false); }
 Test(hotplug, sysfs_at_flush_libev) { cycles(&drivers[2], false, 20, 3, false); }
 Test(hotplug, sysfs_at_flush_epoll_wait) { cycles(&drivers[3], false, 20, 3, false); }
+Test(hotplug, sysfs_at_flush_level2) { cycles(&drivers[4], false, 20, 3, false); }
 
 /* 100 leave/return pairs under a getpid load: every record written while
  * the CPU was there is delivered, and no fd is left. */
@@ -721,9 +811,20 @@ Test(hotplug, options_and_calls)
 	cr_assert_eq(perfring_session_new(&plain, &s), 0);
 	cr_assert_eq(perfring_session_set_cpu_callback(s, on_cpu, NULL), -EINVAL);
 	cr_assert_eq(perfring_session_slots(s), (size_t)kutil_ncpu_online(), "no notifier slot");
+	cr_assert_eq(perfring_session_hotplug_fd(s), -ENOENT);
+	cr_assert_eq(perfring_session_hotplug_sync(s), -EINVAL);
+	cr_assert_not_null(strstr(perfring_session_last_error(s), "follow_hotplug"));
 	perfring_session_free(s);
 	cr_assert_eq(perfring_session_set_cpu_callback(NULL, on_cpu, NULL), -EINVAL);
 	cr_assert_eq(perfring_session_slots(NULL), 0);
+	cr_assert_eq(perfring_session_hotplug_fd(NULL), -EINVAL);
+	cr_assert_eq(perfring_session_hotplug_sync(NULL), -EINVAL);
+	o = (struct perfring_opts){ .sz = sizeof(o), .follow_hotplug = 1 };
+	cr_assert_eq(perfring_session_new(&o, &s), 0);
+	cr_assert_eq(perfring_session_hotplug_fd(s), -ENOENT, "no notifier before start");
+	cr_assert_eq(perfring_session_hotplug_sync(s), -EINVAL);
+	cr_assert_not_null(strstr(perfring_session_last_error(s), "before perfring_session_start"));
+	perfring_session_free(s);
 	fake_up(&f, true);
 	write_file(&f, "possible", "0-7\n");
 	session(&r, &f, 0, 0);
@@ -731,6 +832,18 @@ Test(hotplug, options_and_calls)
 	cr_assert_eq(perfring_session_fds(r.s, NULL), (size_t)f.n, "only the online CPUs' fds");
 	cr_assert_eq(perfring_session_fd_for_cpu(r.s, 7), -ENOENT, "a possible CPU not online");
 	cr_assert_eq(perfring_session_set_cpu_callback(r.s, on_cpu, &r), -EBUSY);
+	cr_assert_geq(perfring_session_hotplug_fd(r.s), 0, "the notifier, after start");
+	cr_assert_eq(perfring_session_hotplug_sync(r.s), 0, "no change");
+	cr_assert_eq(r.changes, 0);
+	/* From inside a callback (here the cpu callback of a sync's own
+	 * change): -EBUSY, and the outer sync goes on. */
+	r.sync_in_cb = true;
+	set_online(&f, f.cpu);
+	cr_assert_eq(perfring_session_hotplug_sync(r.s), 0, "%s", perfring_session_last_error(r.s));
+	cr_assert_eq(r.downs, 1);
+	cr_assert_eq(r.sync_in_cb_got, -EBUSY);
+	cr_assert_not_null(strstr(perfring_session_last_error(r.s), "from a callback"));
+	cr_assert_eq(perfring_session_fd_for_cpu(r.s, f.cpu), -ENOENT);
 	perfring_session_free(r.s);
 	write_file(&f, "possible", "bogus\n");
 	o = (struct perfring_opts){ .sz = sizeof(o), .follow_hotplug = 1 };

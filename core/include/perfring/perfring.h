@@ -786,7 +786,9 @@ PERFRING_API int perfring_session_cpu_stats(const struct perfring_session *s, in
  *    call (perfring_reactor_on_ready/_on_timer), parse_for_duration,
  *    parse_until or parse_all (which looks at most every 100 ms), never
  *    inside a parse of a ring: so every reactor of a following session
- *    runs on one thread. parse_for_cpu and the pull form never make them.
+ *    runs on one thread. parse_for_cpu and the pull form never make them:
+ *    a loop of one's own (level 2) calls perfring_session_hotplug_sync()
+ *    when perfring_session_hotplug_fd() is readable, and at its flush.
  *  - enable_on_exec applies to the CPUs of the start: a CPU that comes
  *    online later is enabled at once.
  * Tests replace /sys with PERFRING_TEST_SYSFS and the uevent socket with
@@ -803,6 +805,28 @@ PERFRING_API int perfring_session_cpu_stats(const struct perfring_session *s, in
 PERFRING_API int perfring_session_set_cpu_callback(struct perfring_session *s,
 						   void (*fn)(int cpu, bool online, void *ctx),
 						   void *ctx);
+
+/** Level 2: the hotplug notifier of a started following session, a
+ *  socket to watch for reading with the rings' fds; when it is readable,
+ *  call perfring_session_hotplug_sync(). Owned by the session. -ENOENT when
+ *  there is none: the session does not follow hotplug, is not started, or
+ *  could not have the uevent socket (then only a sync at the loop's flush
+ *  sees changes). -EINVAL for NULL. */
+PERFRING_API int perfring_session_hotplug_fd(const struct perfring_session *s);
+
+/** Level 2: reads the notifier, if any, and the online CPU list, and makes
+ *  every change it shows, as a reactor does: a CPU that left is drained
+ *  (its records reach their callbacks) and closed, one that came is opened
+ *  and enabled; the cpu callback reports each; perfring_session_fds() then
+ *  lists the new set, and a returned CPU has a new fd to watch (a closed fd
+ *  leaves epoll by itself). Call it when perfring_session_hotplug_fd() is
+ *  readable, and at the loop's flush interval, because uevents can be lost
+ *  (a read of a small sysfs file). Returns the samples the drains of CPUs
+ *  that left delivered, -EINVAL (NULL, no follow_hotplug, before start),
+ *  -EBUSY inside a parse of s (from a callback), or -ECANCELED when a
+ *  callback freed the session (R7). Call it on the thread that runs the
+ *  loop, not concurrently with other calls on s (every reactor's rule). */
+PERFRING_API int perfring_session_hotplug_sync(struct perfring_session *s);
 
 /** The slots a reactor of s may use: one per CPU of the session's set (for
  *  a following session, every possible CPU) plus, when following, one for
