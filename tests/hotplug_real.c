@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The real CPU hotplug check's program (scripts/hotplug-test, opt-in, root;
  * never in make check): one following session, on libuv, on a caller's epoll
- * driver or in parse_for_duration, while a getpid generator per possible CPU
+ * driver, in parse_for_duration or in a level-2 loop of its own
+ * (perfring_session_hotplug_fd/_sync), while a getpid generator per possible CPU
  * writes records on its CPU whenever the session watches it. It runs for
  * SECONDS, then checks that every record written was delivered, that the cpu
  * callback fired as often as it was told (CHANGES) and that the fds are back
@@ -132,6 +133,61 @@ static int run_epoll(uint64_t end)
 	return 0;
 }
 
+/* A loop of one's own: the rings' fds and the notifier in one epoll set,
+ * parse_for_cpu on readiness, a hotplug sync when the notifier is readable
+ * and every 100 ms; a returning CPU's new fd joins the set after a sync. */
+#define NOTIFIER UINT64_MAX
+
+static int level2_watch(int ep)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+	const struct perfring_cpu_fd *fds;
+	size_t i, n = perfring_session_fds(s, &fds);
+
+	for (i = 0; i < n; i++) {
+		e.data.u64 = (uint64_t)fds[i].cpu;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i].fd, &e) && errno != EEXIST)
+			return -errno;
+	}
+	return 0;
+}
+
+static int level2_sync(int ep)
+{
+	int err = perfring_session_hotplug_sync(s);
+
+	return err < 0 ? err : level2_watch(ep);
+}
+
+static int run_level2(uint64_t end)
+{
+	struct epoll_event e = { .events = EPOLLIN, .data.u64 = NOTIFIER }, evs[64];
+	int ep = epoll_create1(EPOLL_CLOEXEC), nfd = perfring_session_hotplug_fd(s), n, i;
+	uint64_t flushed = kutil_now_ns();
+	int err = ep < 0 ? -errno : 0;
+
+	if (!err && nfd >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, nfd, &e))
+		err = -errno;
+	if (!err)
+		err = level2_watch(ep);
+	while (err >= 0 && !until(&end)) {
+		n = epoll_wait(ep, evs, 64, 100);
+		for (i = 0; i < n && err >= 0; i++)
+			err = evs[i].data.u64 == NOTIFIER ? level2_sync(ep)
+			      : perfring_session_parse_for_cpu(s, (int)evs[i].data.u64);
+		if (err >= 0 && kutil_now_ns() - flushed >= 100000000ull) {
+			flushed = kutil_now_ns();
+			err = level2_sync(ep);
+			for (i = 0; i < ngen && err >= 0; i++)
+				if (perfring_session_fd_for_cpu(s, i) >= 0)
+					err = perfring_session_parse_for_cpu(s, i);
+		}
+	}
+	if (ep >= 0)
+		close(ep);
+	return err < 0 ? err : 0;
+}
+
 static int setup(void)
 {
 	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096,
@@ -188,7 +244,7 @@ int main(int argc, char **argv)
 	uint64_t end, calls = 0;
 
 	if (argc != 4 || secs <= 0) {
-		fprintf(stderr, "usage: %s uv|epoll|duration SECONDS CHANGES\n", argv[0]);
+		fprintf(stderr, "usage: %s uv|epoll|duration|level2 SECONDS CHANGES\n", argv[0]);
 		return 2;
 	}
 	if ((err = start_gens()))
@@ -204,6 +260,8 @@ int main(int argc, char **argv)
 		err = run_epoll(end);
 	else if (!strcmp(mode, "duration"))
 		err = perfring_session_parse_until(s, until, &end);
+	else if (!strcmp(mode, "level2"))
+		err = run_level2(end);
 	else
 		err = -EINVAL;
 	if (err < 0)
