@@ -8,6 +8,7 @@ EXTRA_DIST += bindings/node/README.md bindings/node/package.json bindings/node/i
 	bindings/node/test/helpers.js bindings/node/test/exact.test.js \
 	bindings/node/test/fields.test.js bindings/node/test/errors.test.js \
 	bindings/node/test/lifetime.test.js bindings/node/test/link.test.js \
+	bindings/node/test/hotplug.test.js \
 	tests/test_node.sh
 
 if BUILD_NODE

@@ -108,6 +108,9 @@ int pn_session_open(napi_env env, struct pn_watch *w, const struct pn_opts *o)
 		.ring_pages = o->pages, .wakeup_watermark = watermark(o), .flush_ms = o->flush_ms,
 		/* Without a watermark the library polls: flushMs is its interval. */
 		.poll_interval_ms = o->flush_ms,
+		/* A long-lived program outlives CPUs: without a chosen list the
+		 * watch keeps to the online ones as they come and go. */
+		.follow_hotplug = !o->cpus,
 	};
 	int err;
 

@@ -818,10 +818,11 @@ PERFRING_API int perfring_session_hotplug_fd(const struct perfring_session *s);
  *  every change it shows, as a reactor does: a CPU that left is drained
  *  (its records reach their callbacks) and closed, one that came is opened
  *  and enabled; the cpu callback reports each; perfring_session_fds() then
- *  lists the new set, and a returned CPU has a new fd to watch (a closed fd
- *  leaves epoll by itself). Call it when perfring_session_hotplug_fd() is
- *  readable, and at the loop's flush interval, because uevents can be lost
- *  (a read of a small sysfs file). Returns the samples the drains of CPUs
+ *  lists the new set, and a returned CPU has a new fd to watch (epoll
+ *  drops a closed fd by itself, unless a copy of it is open, as in a
+ *  child). Call it when perfring_session_hotplug_fd() is readable, and at
+ *  the loop's flush interval, because uevents can be lost (a read of a
+ *  small sysfs file). Returns the samples the drains of CPUs
  *  that left delivered, -EINVAL (NULL, no follow_hotplug, before start),
  *  -EBUSY inside a parse of s (from a callback), or -ECANCELED when a
  *  callback freed the session (R7). Call it on the thread that runs the
