@@ -338,7 +338,8 @@ PERFRING_API int perfring_session_hotplug_sync(struct perfring_session *s)
 			      "perfring_session_start");
 	if (__atomic_load_n(&s->depth, __ATOMIC_ACQUIRE))
 		return pr_err(&s->err, -EBUSY, "perfring_session_hotplug_sync inside a parse of "
-			      "the session (from a callback): call it from the loop");
+			      "the session (from a callback, or while another thread parses): "
+			      "call it from the loop");
 	/* Read, so that its readiness ends and its queue never fills; sysfs
 	 * decides either way (a uevent only says "look again"). */
 	if (s->hp->nfd >= 0)

@@ -110,15 +110,8 @@ PERFRING_API void perfring_session_free(struct perfring_session *s)
 	pr_registry_silence(&s->reg);
 }
 
-void pr_session_enter(struct perfring_session *s)
+bool pr_session_free_deferred(struct perfring_session *s)
 {
-	__atomic_fetch_add(&s->depth, 1, __ATOMIC_ACQ_REL);
-}
-
-bool pr_session_leave(struct perfring_session *s)
-{
-	if (__atomic_sub_fetch(&s->depth, 1, __ATOMIC_ACQ_REL) || !pr_session_closing(s))
-		return false;
 	session_free(s);
 	return true;
 }

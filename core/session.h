@@ -87,15 +87,27 @@ void pr_session_plan(const struct perfring_session *s, struct pr_plan *p);
  * the kernel's. 0 or -ENOMEM. */
 int pr_session_adopt(struct perfring_session *s, struct pr_cpu *cpu, size_t n);
 
-/* R7: a parse (from parse.c, a reactor or the wait) holds the session while
- * it runs; perfring_session_free() inside one is carried out by the last
- * pr_session_leave, which then returns true: s is gone. */
-void pr_session_enter(struct perfring_session *s);
-bool pr_session_leave(struct perfring_session *s);
-
 static inline bool pr_session_closing(const struct perfring_session *s)
 {
 	return __atomic_load_n(&s->closing, __ATOMIC_ACQUIRE);
+}
+
+/* R7: a parse (from parse.c, a reactor or the wait) holds the session while
+ * it runs; perfring_session_free() inside one is carried out by the last
+ * pr_session_leave (pr_session_free_deferred), which then returns true: s
+ * is gone. Inline, because cpu_next pays both for every record. */
+static inline void pr_session_enter(struct perfring_session *s)
+{
+	__atomic_fetch_add(&s->depth, 1, __ATOMIC_ACQ_REL);
+}
+
+bool pr_session_free_deferred(struct perfring_session *s); /* true */
+
+static inline bool pr_session_leave(struct perfring_session *s)
+{
+	if (__atomic_sub_fetch(&s->depth, 1, __ATOMIC_ACQ_REL) || !pr_session_closing(s))
+		return false;
+	return pr_session_free_deferred(s);
 }
 
 void pr_attach(struct perfring_session *s, struct pr_attachment *a);

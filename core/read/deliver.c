@@ -163,12 +163,6 @@ const struct perf_event_header *pr_peek(struct pr_cpu *c)
 	return pr_peek_to(c, c->ring.scratch, PR_RING_SCRATCH, &no_room);
 }
 
-bool pr_take_pull(struct pr_cpu *c, uintptr_t me)
-{
-	/* Only the holder reads pulling: it is the holder's to write. */
-	return pr_cpu_mine(c, me) ? c->pulling : pr_cpu_claim(c, me);
-}
-
 bool pr_take(struct pr_cpu *c, uintptr_t me)
 {
 	if (!pr_take_pull(c, me))

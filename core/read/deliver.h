@@ -22,8 +22,13 @@ void pr_end(struct pr_cpu *c);
 bool pr_take(struct pr_cpu *c, uintptr_t me);
 
 /* Claims c for a pull call (cpu_next, cpu_commit) by thread me: free, or
- * held by me for my own pull batch. false: another parse holds it. */
-bool pr_take_pull(struct pr_cpu *c, uintptr_t me);
+ * held by me for my own pull batch. false: another parse holds it. Inline:
+ * cpu_next pays it for every record. */
+static inline bool pr_take_pull(struct pr_cpu *c, uintptr_t me)
+{
+	/* Only the holder reads pulling: it is the holder's to write. */
+	return pr_cpu_mine(c, me) ? c->pulling : pr_cpu_claim(c, me);
+}
 
 /* Decodes h into a sample or a kernel record, counting it. Returns
  * PERFRING_NEXT_SAMPLE, PERFRING_NEXT_RECORD, or 0 for a record that was

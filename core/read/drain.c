@@ -216,29 +216,13 @@ int pr_drain_run(struct pr_cpu *c, struct pr_run *run, struct pr_sbuf *sb, bool 
 	return drain_loop(c, 0, NULL, run, true, sb, stop);
 }
 
-/* The pull form's next record. One record a call leaves nothing to keep in
- * registers, but the fast path's checks and decode still spare the general
- * path's lookups when the record is another sample of the last event. */
-int pr_pull(struct pr_cpu *c, struct perfring_sample *smp, struct perfring_record *rec)
+int pr_pull_slow(struct pr_cpu *c, struct perfring_sample *smp, struct perfring_record *rec)
 {
-	struct pr_ring *r = &c->ring;
-	const struct perf_event_header *h = (const void *)(r->data + (r->tail & (r->size - 1)));
-	struct pr_fast k;
+	const struct perf_event_header *h;
 	int kind;
 
-	fast_from(c, &k);
-	/* The caller's sample may hold anything: the full decode, which
-	 * writes every field. */
-	if (k.tail != k.end && fast_fits(&k, h) &&
-	    pr_decode_sample_fast(h, &k.ev->layout, smp) == 0) {
-		smp->event = k.ev;
-		k.tail += h->size;
-		k.fast = 1;
-		fast_store(c, &k);
-		return PERFRING_NEXT_SAMPLE;
-	}
 	while ((h = pr_peek(c))) {
-		pr_ring_consume(r, h);
+		pr_ring_consume(&c->ring, h);
 		kind = pr_decode(c, h, smp, rec);
 		if (kind)
 			return kind;

@@ -28,8 +28,33 @@ int pr_drain_run(struct pr_cpu *c, struct pr_run *run, struct pr_sbuf *sb, bool 
  * loop's state never has its address taken. */
 int pr_slow_step(struct pr_cpu *c, struct pr_run *run);
 
+/* pr_pull's general path: the next record through pr_peek and pr_decode. */
+int pr_pull_slow(struct pr_cpu *c, struct perfring_sample *smp, struct perfring_record *rec);
+
 /* perfring_cpu_next() inside a pull batch: the next sample or kernel record
- * (PERFRING_NEXT_*), or 0 at the batch's end. */
-int pr_pull(struct pr_cpu *c, struct perfring_sample *smp, struct perfring_record *rec);
+ * (PERFRING_NEXT_*), or 0 at the batch's end. One record a call leaves
+ * nothing to keep in registers, but the fast path's checks and decode still
+ * spare the general path's lookups when the record is another sample of
+ * the last event. Inline, as cpu_next's every record is. */
+static inline int pr_pull(struct pr_cpu *c, struct perfring_sample *smp,
+			  struct perfring_record *rec)
+{
+	const struct pr_ring *r = &c->ring;
+	const struct perf_event_header *h = (const void *)(r->data + (r->tail & (r->size - 1)));
+	struct pr_fast k;
+
+	fast_from(c, &k);
+	/* The caller's sample may hold anything: the full decode, which
+	 * writes every field. */
+	if (k.tail != k.end && fast_fits(&k, h) &&
+	    pr_decode_sample_fast(h, &k.ev->layout, smp) == 0) {
+		smp->event = k.ev;
+		k.tail += h->size;
+		k.fast = 1;
+		fast_store(c, &k);
+		return PERFRING_NEXT_SAMPLE;
+	}
+	return pr_pull_slow(c, smp, rec);
+}
 
 #endif

@@ -623,7 +623,7 @@ PERFRING_API int perfring_session_parse_for_cpu_n(struct perfring_session *s, in
  * empty (as of the first next since the last commit) or -errno. Callbacks are
  * not called. The returned data stays valid until the next call of either
  * function (or perfring_cpu_pull) for that CPU. One record a call costs a
- * call's overhead a record (bench/parse: 7-8x the bare walk, against 1.2x
+ * call's overhead a record (bench/parse: 6-7x the bare walk, against 1.2x
  * for parse_for_cpu); perfring_cpu_pull below takes many a call. perfring_cpu_commit() hands everything returned so
  * far back to the kernel (a release store of data_tail); until then that space
  * stays reserved. At the end of what it saw, next reads the head again, so a
