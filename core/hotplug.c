@@ -287,6 +287,15 @@ int pr_hotplug_notified(struct perfring_session *s, int fd)
 	return s->hp->due ? pr_hotplug_sync(s) : 0;
 }
 
+/* The notifier read, so that its readiness ends and its queue never fills,
+ * then sysfs, which decides either way (a uevent only says "look again"). */
+static int read_and_sync(struct perfring_session *s)
+{
+	if (s->hp->nfd >= 0)
+		pr_uevent_read(s->hp->nfd);
+	return pr_hotplug_sync(s);
+}
+
 int pr_hotplug_tick(struct perfring_session *s)
 {
 	uint64_t now;
@@ -297,9 +306,7 @@ int pr_hotplug_tick(struct perfring_session *s)
 	if (now < s->hp->next_ns)
 		return 0;
 	s->hp->next_ns = now + (uint64_t)PR_HOTPLUG_MS * PR_NS_PER_MS;
-	if (s->hp->nfd >= 0) /* read, so that its queue never fills */
-		pr_uevent_read(s->hp->nfd);
-	return pr_hotplug_sync(s);
+	return read_and_sync(s);
 }
 
 PERFRING_API int perfring_session_set_cpu_callback(struct perfring_session *s,
@@ -340,11 +347,7 @@ PERFRING_API int perfring_session_hotplug_sync(struct perfring_session *s)
 		return pr_err(&s->err, -EBUSY, "perfring_session_hotplug_sync inside a parse of "
 			      "the session (from a callback, or while another thread parses): "
 			      "call it from the loop");
-	/* Read, so that its readiness ends and its queue never fills; sysfs
-	 * decides either way (a uevent only says "look again"). */
-	if (s->hp->nfd >= 0)
-		pr_uevent_read(s->hp->nfd);
-	return pr_hotplug_sync(s);
+	return read_and_sync(s);
 }
 
 PERFRING_API size_t perfring_session_slots(const struct perfring_session *s)

@@ -121,8 +121,7 @@ PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu)
 	return 0;
 }
 
-/* opts' flags, or the sentence why not; NULL (and a struct of the size
- * this build knows) is read in line, for a call made once a batch. */
+/* opts' flags, or the sentence why not. */
 static int pull_flags(struct perfring_session *s, const struct perfring_pull_opts *in,
 		      uint32_t *flags)
 {
@@ -130,11 +129,9 @@ static int pull_flags(struct perfring_session *s, const struct perfring_pull_opt
 	int err;
 
 	*flags = 0;
-	if (!in)
+	if (!in) /* perfring_cpu_pull's every call */
 		return 0;
-	if (in->sz == sizeof(o))
-		o = *in;
-	else if ((err = pr_opts_copy(&s->err, "perfring_pull_opts", &o, sizeof(o), sizeof(o), in)))
+	if ((err = pr_opts_copy(&s->err, "perfring_pull_opts", &o, sizeof(o), sizeof(o), in)))
 		return err;
 	if (o.flags & ~PERFRING_PULL_PRESENT_ONLY)
 		return pr_err(&s->err, -EINVAL, "perfring_pull_opts.flags = %#x: only "

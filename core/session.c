@@ -110,10 +110,9 @@ PERFRING_API void perfring_session_free(struct perfring_session *s)
 	pr_registry_silence(&s->reg);
 }
 
-bool pr_session_free_deferred(struct perfring_session *s)
+void pr_session_free_deferred(struct perfring_session *s)
 {
 	session_free(s);
-	return true;
 }
 
 void pr_attach(struct perfring_session *s, struct pr_attachment *a)

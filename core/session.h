@@ -101,13 +101,14 @@ static inline void pr_session_enter(struct perfring_session *s)
 	__atomic_fetch_add(&s->depth, 1, __ATOMIC_ACQ_REL);
 }
 
-bool pr_session_free_deferred(struct perfring_session *s); /* true */
+void pr_session_free_deferred(struct perfring_session *s);
 
 static inline bool pr_session_leave(struct perfring_session *s)
 {
 	if (__atomic_sub_fetch(&s->depth, 1, __ATOMIC_ACQ_REL) || !pr_session_closing(s))
 		return false;
-	return pr_session_free_deferred(s);
+	pr_session_free_deferred(s);
+	return true;
 }
 
 void pr_attach(struct perfring_session *s, struct pr_attachment *a);
