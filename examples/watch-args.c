@@ -429,7 +429,6 @@ static int parse_filter(struct watch_args *a, const char *str)
 	return 0;
 }
 
-/* ADDR:PORT; the address itself is checked when it is bound. */
 static int parse_snapshot_wait(struct watch_args *a, const char *arg)
 {
 	if (!strcmp(arg, "grace"))
@@ -474,6 +473,7 @@ static int check_overwrite(struct watch_args *a)
 	return 0;
 }
 
+/* ADDR:PORT; the address itself is checked when it is bound. */
 static int parse_listen(struct watch_args *a, const char *str)
 {
 	const char *colon = strrchr(str, ':');
