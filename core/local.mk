@@ -38,5 +38,14 @@ core_libperfring_la_SOURCES =
 core_libperfring_la_LIBADD = core/libperfring-core.la
 core_libperfring_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(PERFRING_LT_VERSION) -no-undefined
 
-perfringinclude_HEADERS += core/include/perfring/perfring.h
+# <perfring/perfring.h> is an umbrella over its parts, each installed and
+# each compiling alone (tests/check-headers.sh; installcheck compiles the
+# installed copies).
+perfringinclude_HEADERS += core/include/perfring/perfring.h \
+	core/include/perfring/common.h core/include/perfring/record.h \
+	core/include/perfring/session.h core/include/perfring/parse.h \
+	core/include/perfring/recorder.h core/include/perfring/reactor.h \
+	core/include/perfring/bpf.h
+TESTS += tests/check-headers.sh
+EXTRA_DIST += tests/check-headers.sh docs/RULES.md docs/API-NOTES.md
 pkgconfig_DATA += core/perfring.pc

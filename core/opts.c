@@ -126,13 +126,13 @@ static int max_page_order(int *order)
 	return 0;
 }
 
-/* The largest ring the kernel maps (R10). rb_alloc() in the kernel's
- * kernel/events/ring_buffer.c keeps a pointer (8 bytes) per data page
- * after a header, in one allocation of at most PAGE_SIZE << max order; a
- * table of 2^k pointers plus the header takes 2^(k + 4) bytes. (Kernels
+/* The largest ring the kernel maps (R10, docs/RULES.md). rb_alloc() in the
+ * kernel's kernel/events/ring_buffer.c keeps a pointer (8 bytes) per data
+ * page after a header, in one allocation of at most PAGE_SIZE << max order;
+ * a table of 2^k pointers plus the header takes 2^(k + 4) bytes. (Kernels
  * built with CONFIG_PERF_USE_VMALLOC allow more; this limit is below it.)
- * Rings of up to 2^(shift + 3) pages fit under any max order from 7 up,
- * so only larger ones read /proc. */
+ * Rings of up to 2^(shift + 3) pages fit under any max order from 7 up, so
+ * only larger ones read /proc. */
 static int kernel_max_ring_pages(size_t page, uint32_t want, uint32_t *max)
 {
 	int shift = 0, order, k, err;

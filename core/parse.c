@@ -30,7 +30,8 @@ static inline int started_cpu(struct perfring_session *s, int cpu, struct pr_cpu
 	return 0;
 }
 
-/* A parse's end (R7): -ECANCELED when the session was freed inside it. */
+/* A parse's end (R7, docs/RULES.md): -ECANCELED when the session was
+ * freed inside it. */
 static int leave(struct perfring_session *s, int n)
 {
 	return pr_session_leave(s) ? -ECANCELED : n;

@@ -103,8 +103,8 @@ PERFRING_API void perfring_session_free(struct perfring_session *s)
 		session_free(s);
 		return;
 	}
-	/* Inside a callback (R7): no callback after this one, and the last
-	 * parse to end frees. */
+	/* Inside a callback (R7, docs/RULES.md): no callback after this one,
+	 * and the last parse to end frees. */
 	if (__atomic_exchange_n(&s->closing, true, __ATOMIC_ACQ_REL))
 		return;
 	pr_registry_silence(&s->reg);

@@ -92,10 +92,11 @@ static inline bool pr_session_closing(const struct perfring_session *s)
 	return __atomic_load_n(&s->closing, __ATOMIC_ACQUIRE);
 }
 
-/* R7: a parse (from parse.c, a reactor or the wait) holds the session while
- * it runs; perfring_session_free() inside one is carried out by the last
- * pr_session_leave (pr_session_free_deferred), which then returns true: s
- * is gone. Inline, because cpu_next pays both for every record. */
+/* R7 (docs/RULES.md): a parse (from parse.c, a reactor or the wait) holds
+ * the session while it runs; perfring_session_free() inside one is carried
+ * out by the last pr_session_leave (pr_session_free_deferred), which then
+ * returns true: s is gone. Inline, because cpu_next pays both for every
+ * record. */
 static inline void pr_session_enter(struct perfring_session *s)
 {
 	__atomic_fetch_add(&s->depth, 1, __ATOMIC_ACQ_REL);

@@ -23,4 +23,17 @@ flags=$(PKG_CONFIG_PATH="$pcdir" pkg-config --define-prefix --cflags --libs perf
 # shellcheck disable=SC2086
 $cc "$tmp/t.c" -o "$tmp/t" $flags
 LD_LIBRARY_PATH="$destdir$prefix/lib" "$tmp/t"
-echo "installcheck: built and ran against $destdir$prefix with pkg-config only"
+# Every public header of the source tree is installed and compiles alone.
+cflags=$(PKG_CONFIG_PATH="$pcdir" pkg-config --define-prefix --cflags perfring)
+incdir=$(PKG_CONFIG_PATH="$pcdir" pkg-config --define-prefix --variable=includedir perfring)
+n=0
+for h in "$(dirname "$0")"/../core/include/perfring/*.h; do
+	h=${h##*/}; n=$((n + 1))
+	[ -f "$incdir/perfring/$h" ] ||
+		{ echo "installcheck: <perfring/$h> is not installed in $incdir"; exit 1; }
+	printf '#include <perfring/%s>\nint x;\n' "$h" >"$tmp/h.c"
+	# shellcheck disable=SC2086
+	$cc -std=c11 -Wall -Wextra -Werror -fsyntax-only $cflags "$tmp/h.c" ||
+		{ echo "installcheck: <perfring/$h> does not compile alone"; exit 1; }
+done
+echo "installcheck: built and ran against $destdir$prefix with pkg-config only; each of $n headers compiles alone"

@@ -80,7 +80,8 @@ int pr_opts_copy(struct pr_errbuf *e, const char *name, void *dst, size_t dst_sz
 	memset(dst, 0, dst_sz);
 	if (!src)
 		return 0;
-	/* Only now: src + dst_sz on a NULL src is undefined (R9). */
+	/* Only now: src + dst_sz on a NULL src is undefined (R9,
+	 * docs/RULES.md). */
 	tail = (const unsigned char *)src + dst_sz;
 	sz = *(const size_t *)src;
 	/* A caller built against an older header passes a smaller struct: its

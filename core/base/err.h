@@ -14,7 +14,8 @@ struct pr_errbuf {
 
 /* Formats the sentence into e (NULL: this thread's buffer; a session's is
  * also copied there) and returns err: `return pr_err(e, -EINVAL, "...")`.
- * An -EMFILE or -ENFILE sentence gets the limit's name appended (R10). */
+ * An -EMFILE or -ENFILE sentence gets the limit's name appended (R10,
+ * docs/RULES.md). */
 int pr_err(struct pr_errbuf *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Formats a short reason into a caller's buffer (none when buf is NULL or

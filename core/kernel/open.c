@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #define MAX_TIDS 65536
-/* Starts over when every listed thread exited before its open (R3). */
+/* Starts over when every listed thread exited before its open (R3,
+ * docs/RULES.md). */
 #define MAX_LISTINGS 8
 
 /* What one pr_open_cpus call works with. */

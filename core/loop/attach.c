@@ -97,8 +97,8 @@ static void quiesce(struct perfring_reactor *r)
 		r->ops.timer(r->loop, 0);
 }
 
-/* The session is being freed (R6): let go of it; every later call on r does
- * nothing, and the adapter's detach frees r. */
+/* The session is being freed (R6, docs/RULES.md): let go of it; every later
+ * call on r does nothing, and the adapter's detach frees r. */
 static void release(struct pr_attachment *a)
 {
 	struct perfring_reactor *r = (struct perfring_reactor *)((char *)a -

@@ -100,8 +100,9 @@ static void end_slot(struct perfring_reactor *r, struct slot *sl)
 	report(r, sl->c->cpu, err);
 }
 
-/* A drain holds the session (R7): freed inside it, the session released r
- * (cancelled) and nothing of either may be touched after. */
+/* A drain holds the session (R7, docs/RULES.md): freed inside it, the
+ * session released r (cancelled) and nothing of either may be touched
+ * after. */
 bool pr_reactor_drained(struct perfring_reactor *r, struct perfring_session *s, int n)
 {
 	if (pr_session_leave(s))

@@ -59,7 +59,8 @@ void pr_reactor_finish(struct perfring_reactor *r);
 /* Calls the driver's destroy(); frees r if the driver said destroyed in it. */
 void pr_reactor_destroy_now(struct perfring_reactor *r);
 void pr_reactor_unwatch(struct perfring_reactor *r, struct slot *sl);
-/* A drain's end (R7): false when the session was freed inside it. */
+/* A drain's end (R7, docs/RULES.md): false when the session was freed
+ * inside it. */
 bool pr_reactor_drained(struct perfring_reactor *r, struct perfring_session *s, int n);
 void pr_reactor_drain_slot(struct perfring_reactor *r, struct slot *sl);
 void pr_reactor_drain_all(struct perfring_reactor *r, bool flush);

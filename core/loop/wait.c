@@ -75,10 +75,11 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* R2 in the polling wait: a pid-mode session's wait ends once the whole
- * process has exited (its pidfd says so), after one more pass, which reads
- * all it wrote; each ring's end is then reported (stats.hup), as the
- * reactors report it. Looked at after an empty pass only. */
+/* R2 (docs/RULES.md) in the polling wait: a pid-mode session's wait ends
+ * once the whole process has exited (its pidfd says so), after one more
+ * pass, which reads all it wrote; each ring's end is then reported
+ * (stats.hup), as the reactors report it. Looked at after an empty pass
+ * only. */
 static bool process_ended(struct perfring_session *s, struct loop *l)
 {
 	size_t i;

@@ -47,8 +47,9 @@ struct pr_cpu {
 	char pad[64];               /* keeps CPUs parsed by different threads apart */
 };
 
-/* R1: one parse of a ring at a time, from any thread or callback. A parse
- * claims the ring with one compare-and-swap per call, never per record. */
+/* R1 (docs/RULES.md): one parse of a ring at a time, from any thread or
+ * callback. A parse claims the ring with one compare-and-swap per call,
+ * never per record. */
 static inline uintptr_t pr_self(void)
 {
 	return (uintptr_t)pthread_self();

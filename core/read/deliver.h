@@ -16,9 +16,9 @@ const struct perf_event_header *pr_peek_to(struct pr_cpu *c, uint8_t *dst, size_
 					   bool *no_room);
 void pr_end(struct pr_cpu *c);
 
-/* Claims c for a parse by thread me (R1): free, or held by me for my own
- * uncommitted pull batch, which the parse then commits. false: another
- * parse holds it. */
+/* Claims c for a parse by thread me (R1, docs/RULES.md): free, or held by
+ * me for my own uncommitted pull batch, which the parse then commits.
+ * false: another parse holds it. */
 bool pr_take(struct pr_cpu *c, uintptr_t me);
 
 /* Claims c for a pull call (cpu_next, cpu_commit) by thread me: free, or

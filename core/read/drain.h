@@ -9,7 +9,7 @@
 /* Drains c up to its head: at most max records (0 = all), stopping early
  * when a callback returns non-zero or *cancel becomes true (may be NULL).
  * *more (may be NULL): records remain. Returns samples handled, or -EBUSY
- * with nothing done while another parse holds c (R1). */
+ * with nothing done while another parse holds c (R1, docs/RULES.md). */
 int pr_drain(struct pr_cpu *c, uint32_t max, bool *more, const volatile bool *cancel);
 
 /* For a merge, inside its snapshot (pr_begin .. pr_end): delivers c's

@@ -234,7 +234,8 @@ static uint64_t records_of(const struct pr_merge *m)
 	return sum;
 }
 
-/* R1: a merged parse touches every ring, so it claims them all or none. */
+/* R1 (docs/RULES.md): a merged parse touches every ring, so it claims them
+ * all or none. */
 static bool claim_all(struct pr_merge *m)
 {
 	uintptr_t me = pr_self();

@@ -26,7 +26,7 @@ void pr_merge_free(struct pr_merge *m);
 /* Forgets the newest time delivered (the rings were rewound). */
 void pr_merge_reset(struct pr_merge *m);
 
-/* Whether a parse holds one of the rings now (R1). */
+/* Whether a parse holds one of the rings now (R1, docs/RULES.md). */
 bool pr_merge_busy(const struct pr_merge *m);
 
 /* Time-ordered drain of every ring up to one snapshot of their heads.
