@@ -12,8 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 PERFRING_API struct perfring_event *perfring_session_event_of_id(const struct perfring_session *s,
@@ -48,7 +49,7 @@ static void cgroup_release(struct pr_attachment *a)
 }
 
 /* The cgroup2 mount point from /proc/self/mounts ("dev dir type ..."). */
-static int cgroup2_mount(struct pr_errbuf *e, char *dir, size_t len)
+static int cgroup2_mount(struct pr_errbuf *e, const char *rel, char *dir, size_t len)
 {
 	char *text, *line, *save = NULL;
 	size_t n;
@@ -67,8 +68,9 @@ static int cgroup2_mount(struct pr_errbuf *e, char *dir, size_t len)
 		}
 	}
 	free(text);
-	return found ? 0 : pr_err(e, -ENODEV, "opts.cgroup: no cgroup v2 hierarchy is mounted "
-				  "(mount -t cgroup2 none /sys/fs/cgroup)");
+	return found ? 0 : pr_err(e, -ENODEV, "opts.cgroup: %s is relative to the cgroup v2 mount, "
+				  "and no cgroup v2 hierarchy is mounted (mount -t cgroup2 none "
+				  "/sys/fs/cgroup)", rel);
 }
 
 static int cgroup_path(struct perfring_session *s, char *path, size_t len)
@@ -83,7 +85,7 @@ static int cgroup_path(struct perfring_session *s, char *path, size_t len)
 		strcpy(path, c);
 		return 0;
 	}
-	if ((err = cgroup2_mount(NULL, mnt, sizeof(mnt))))
+	if ((err = cgroup2_mount(NULL, c, mnt, sizeof(mnt))))
 		return err;
 	if ((size_t)snprintf(path, len, "%s/%s", mnt, c) >= len)
 		return pr_err(NULL, -ENAMETOOLONG, "opts.cgroup: the path is too long");
@@ -98,23 +100,26 @@ static int cgroup_open_err(struct perfring_session *s, const char *path, int err
 		      err == ENOTDIR ? "; it must be a cgroup directory" : "");
 }
 
-/* Only a cgroup v2 directory has cgroup.controllers. */
-static int cgroup_v2_check(struct perfring_session *s, const char *path)
+/* The filesystem decides: a directory elsewhere that holds a file named
+ * cgroup.controllers is no cgroup, and perf_event_open would refuse its fd
+ * only at start. */
+static int cgroup_v2_check(const char *path, int fd)
 {
-	char f[PATH_MAX + 32];
-	int fd;
+	struct statfs sf;
+	int err;
 
-	snprintf(f, sizeof(f), "%s/cgroup.controllers", path);
-	fd = pr_open(f, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		close(fd);
-		return 0;
+	if (fstatfs(fd, &sf) < 0) {
+		err = -errno;
+		return pr_err(NULL, err, "opts.cgroup: fstatfs %s: %s", path, perfring_strerror(err));
 	}
-	if (errno == ENOENT)
-		return pr_err(NULL, -EINVAL, "opts.cgroup: %s is not a cgroup v2 directory (it has "
-			      "no cgroup.controllers); cgroup v1 hierarchies are not supported",
-			      path);
-	return cgroup_open_err(s, f, errno);
+	if (sf.f_type == CGROUP2_SUPER_MAGIC)
+		return 0;
+	if (sf.f_type == CGROUP_SUPER_MAGIC)
+		return pr_err(NULL, -EINVAL, "opts.cgroup: %s is not a cgroup v2 directory (it is in "
+			      "a cgroup v1 hierarchy, which is not supported)", path);
+	return pr_err(NULL, -EINVAL, "opts.cgroup: %s is not a cgroup v2 directory (its "
+		      "filesystem, of type %#llx, is not cgroup2)", path,
+		      (unsigned long long)sf.f_type);
 }
 
 int pr_session_cgroup(struct perfring_session *s)
@@ -136,7 +141,7 @@ int pr_session_cgroup(struct perfring_session *s)
 	fd = pr_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return cgroup_open_err(s, path, errno);
-	if ((err = cgroup_v2_check(s, path)) || !(h = pr_calloc(1, sizeof(*h)))) {
+	if ((err = cgroup_v2_check(path, fd)) || !(h = pr_calloc(1, sizeof(*h)))) {
 		close(fd);
 		return err ? err : pr_err(NULL, -ENOMEM, "out of memory holding opts.cgroup");
 	}
@@ -156,54 +161,70 @@ PERFRING_API int perfring_session_add_uprobe(struct perfring_session *s, const c
 	return s ? pr_add_uprobe(&s->reg, path, offset, retprobe, out) : pr_null(NULL, __func__, "s");
 }
 
-/* The largest file looked into: the symbol tables of bigger ones are not
- * worth mapping whole. */
-#define ELF_MAX (1ull << 32)
+/* What a path that is not a regular file is, for the sentence. */
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ?
+	       "a character device" : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" :
+	       "a special file";
+}
 
-static int map_file(const char *path, const uint8_t **data, size_t *len)
+/* Opened without blocking, so that a FIFO is refused by fstat rather than
+ * waited on for a writer; only a regular file is read, and it blocks again
+ * (a read's EAGAIN means the file shrank). */
+static int open_elf(const char *path, int *fdp, uint64_t *size)
 {
 	struct stat st;
-	void *m;
-	int fd = pr_open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	int fd = pr_open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), err = 0;
 
-	if (fd < 0)
-		return pr_err(NULL, -errno, "uprobe_offset: opening %s: %s", path,
-			      perfring_strerror(-errno));
-	if (fstat(fd, &st) < 0)
-		err = pr_err(NULL, -errno, "uprobe_offset: fstat %s: %s", path,
-			     perfring_strerror(-errno));
-	else if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr) ||
-		 (uint64_t)st.st_size > ELF_MAX)
-		err = pr_err(NULL, -ENOEXEC, "uprobe_offset: %s is not an ELF file of a size "
-			     "that can be read (%lld bytes)", path, (long long)st.st_size);
-	else if ((m = pr_mmap((size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd)) == MAP_FAILED)
-		err = pr_err(NULL, -errno, "uprobe_offset: mmap %s: %s", path,
-			     perfring_strerror(-errno));
-	else {
-		*data = m;
-		*len = (size_t)st.st_size;
+	if (fd < 0) {
+		err = -errno;
+		return pr_err(NULL, err, "uprobe_offset: opening %s: %s", path, perfring_strerror(err));
 	}
-	close(fd);
-	return err;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		err = pr_err(NULL, err, "uprobe_offset: fstat %s: %s", path, perfring_strerror(err));
+	} else if (!S_ISREG(st.st_mode)) {
+		err = pr_err(NULL, S_ISDIR(st.st_mode) ? -EISDIR : -ENOEXEC, "uprobe_offset: %s is "
+			     "%s, not an ELF file", path, file_kind(st.st_mode));
+	} else if (st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+		err = pr_err(NULL, -ENOEXEC, "uprobe_offset: %s is too short for an ELF file (%lld "
+			     "bytes)", path, (long long)st.st_size);
+	} else if (fcntl(fd, F_SETFL, 0) < 0) {
+		err = -errno;
+		err = pr_err(NULL, err, "uprobe_offset: fcntl %s: %s", path, perfring_strerror(err));
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	*fdp = fd;
+	*size = (uint64_t)st.st_size;
+	return 0;
 }
 
 PERFRING_API int perfring_uprobe_offset(const char *path, const char *symbol, uint64_t *offset)
 {
-	const uint8_t *data = NULL;
-	size_t len = 0;
-	int err;
+	uint64_t size = 0;
+	int err, fd = -1;
 
 	if (!path || !symbol || !offset)
 		return pr_null(NULL, __func__, !path ? "path" : !symbol ? "symbol" : "offset");
-	if ((err = map_file(path, &data, &len)))
+	if ((err = open_elf(path, &fd, &size)))
 		return err;
-	err = pr_elf_symbol_offset(data, len, symbol, offset);
-	munmap((void *)data, len);
+	err = pr_elf_symbol_offset_fd(fd, size, PR_ELF_STR_WHOLE, symbol, offset);
+	close(fd);
+	if (!err)
+		return 0;
 	if (err == -ENOEXEC)
 		return pr_err(NULL, err, "uprobe_offset: %s is not a well-formed 64-bit ELF file "
 			      "of this machine's byte order", path);
-	if (err)
+	if (err == -ENOENT)
 		return pr_err(NULL, err, "uprobe_offset: %s defines no symbol %s in .symtab or "
 			      ".dynsym (or it lies in no loaded segment)", path, symbol);
-	return 0;
+	if (err == -EAGAIN)
+		return pr_err(NULL, err, "uprobe_offset: %s changed while it was read (it is now "
+			      "shorter than its %llu bytes): try again once it is written", path,
+			      (unsigned long long)size);
+	return pr_err(NULL, err, "uprobe_offset: reading %s: %s", path, perfring_strerror(err));
 }

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # perfring-watch's profiler options end to end (TAP), as root: --profile's
 # top user IPs as PATH+0xOFFSET, -u uprobes counting every call and return
-# with nothing left in tracefs, and --cgroup seeing only its tasks.
+# with nothing left in tracefs, and --cgroup seeing only its tasks; -u on a
+# FIFO or directory and --cgroup outside cgroup v2 refused as usage errors.
 
 top_builddir=${top_builddir:-.}
 W="$top_builddir/examples/perfring-watch"
@@ -10,7 +11,7 @@ G="$top_builddir/tests/getpid_n"
 UT="$top_builddir/tests/uprobe_target"
 W=$(realpath "$W") G=$(realpath "$G") UT=$(realpath "$UT")
 
-N_TESTS=7
+N_TESTS=10
 TO=""
 command -v timeout >/dev/null && TO="timeout -k 5 60"
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_watch_profile.XXXXXX") || exit 1
@@ -109,3 +110,23 @@ $TO "$W" --cgroup prtest-no-such.slice -d 1 >"$T/out" 2>"$T/err"
 rc=$?
 check "--cgroup with a missing directory: exit 2, naming it" \
 	'[ $rc = 2 ] && grep -q "prtest-no-such.slice" "$T/err" && grep -q -- "--cgroup" "$T/err"'
+
+# 8-9. -u on a FIFO is refused at once (never waited on for a writer), and
+# on a directory named as one: usage errors.
+mkfifo "$T/fifo"
+timeout -k 2 10 "$W" -u "$T/fifo:main" -d 1 >"$T/out" 2>"$T/err"
+rc=$?
+check "-u FIFO:main: exit 2 at once, naming it a FIFO (rc $rc)" \
+	'[ $rc = 2 ] && grep -qF "$T/fifo is a FIFO" "$T/err"'
+timeout -k 2 10 "$W" -u "$T:main" -d 1 >"$T/out" 2>"$T/err"
+rc=$?
+check "-u DIR:main: exit 2, naming it a directory (rc $rc)" \
+	'[ $rc = 2 ] && grep -qF "$T is a directory" "$T/err"'
+
+# 10. A directory outside cgroup v2 that holds a file named
+# cgroup.controllers is refused before start: a usage error naming it.
+mkdir "$T/cg" && : >"$T/cg/cgroup.controllers"
+$TO "$W" --cgroup "$T/cg" -d 1 >"$T/out" 2>"$T/err"
+rc=$?
+check "--cgroup outside cgroup v2: exit 2, naming it (rc $rc)" \
+	'[ $rc = 2 ] && grep -qF "$T/cg is not a cgroup v2 directory" "$T/err"'

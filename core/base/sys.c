@@ -87,6 +87,18 @@ ssize_t pr_read(int fd, void *buf, size_t n)
 	return r;
 }
 
+ssize_t pr_pread(int fd, void *buf, size_t n, off_t off)
+{
+	ssize_t r;
+
+	if (faulted(PR_SYS_READ))
+		return -1;
+	do
+		r = pread(fd, buf, n, off);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
 int pr_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
 		       unsigned long flags)
 {

@@ -29,6 +29,7 @@ char *pr_strdup(const char *s);
 int pr_open(const char *path, int flags);
 int pr_pidfd_open(pid_t pid); /* -1 with errno */
 ssize_t pr_read(int fd, void *buf, size_t n);
+ssize_t pr_pread(int fd, void *buf, size_t n, off_t off); /* counted as a read */
 int pr_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags);
 void *pr_mmap(size_t len, int prot, int flags, int fd);
 int pr_ioctl(int fd, unsigned long req, unsigned long arg);
