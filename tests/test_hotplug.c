@@ -669,6 +669,60 @@ Test(hotplug, hundred_cycles_lose_nothing)
 	cycles(&drivers[3], true, PERFRING_FLUSH_NEVER, 100, true);
 }
 
+/* Linux always has a CPU online, so an empty or blank online list is a
+ * guess, like garbage: no CPU is closed, no callback comes, and the session
+ * keeps delivering. Then a real list is followed again. */
+static void blank_lists(const struct driver *d, bool uevents, uint32_t flush_ms)
+{
+	static const char *const blank[] = { "", "\n", "  \n" };
+	struct fake f;
+	struct run r;
+	uint64_t before, t0;
+	size_t i;
+
+	uv_warm_up();
+	fake_up(&f, uevents);
+	session(&r, &f, flush_ms, 0);
+	d->attach(&r);
+	d->turn(&r);
+	for (i = 0; i < sizeof(blank) / sizeof(blank[0]); i++) {
+		write_file(&f, "online", blank[i]);
+		send_uevent(&f, "offline", f.cpu);
+		/* Five flush passes, or the uevent's turn and more. */
+		for (t0 = kutil_now_ns(); kutil_now_ns() - t0 < 100 * 1000000ull; pause_ms(1))
+			d->turn(&r);
+		cr_assert_eq(r.changes + r.other, 0, "%s: online list \"%s\" (blank %zu): %d CPU "
+			     "changes", d->name, blank[i], i, r.changes + r.other);
+		cr_assert_eq(perfring_session_fds(r.s, NULL), (size_t)f.n);
+		cr_assert_geq(perfring_session_fd_for_cpu(r.s, f.cpu), 0);
+		before = r.k.per_cpu[f.cpu];
+		kutil_getpid_n(PER_CYCLE);
+		turn_until(d, &r, &r.k.per_cpu[f.cpu], before + PER_CYCLE, "records after a blank list");
+	}
+	set_online(&f, f.cpu);
+	send_uevent(&f, "offline", f.cpu);
+	turn_until_int(d, &r, &r.downs, 1, "offline callbacks after a real list");
+	cr_assert_eq(r.other, 0);
+	d->detach(&r);
+	perfring_session_free(r.s);
+	fake_down(&f);
+}
+
+Test(hotplug, blank_online_list_by_uevent_changes_nothing)
+{
+	blank_lists(&drivers[0], true, PERFRING_FLUSH_NEVER);
+}
+
+Test(hotplug, blank_online_list_at_flush_changes_nothing)
+{
+	blank_lists(&drivers[0], false, 20);
+}
+
+Test(hotplug, blank_online_list_at_level2_sync_changes_nothing)
+{
+	blank_lists(&drivers[4], true, 20);
+}
+
 /* ------------------------------------------------------ fault injection */
 
 struct fault {

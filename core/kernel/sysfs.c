@@ -40,5 +40,9 @@ int pr_sysfs_cpus(struct pr_errbuf *e, const char *which, int **cpus, size_t *n)
 	free(text);
 	if (err)
 		return pr_err(e, err, "parsing %s: %s", path, perfring_strerror(err));
+	/* Linux always has a CPU online: an empty list is a guess, not a fact. */
+	if (!*n)
+		return pr_err(e, -ENODEV, "%s lists no CPUs (there is always one): it is not "
+			      "believed", path);
 	return 0;
 }

@@ -17,8 +17,10 @@
 bool pr_sysfs_test_root(void);
 
 /* The CPUs listed in devices/system/cpu/<which> ("online", "possible"),
- * sorted. 0, or -errno with a sentence naming the file in e (NULL: this
- * thread's buffer). */
+ * sorted, at least one. 0, or -errno with a sentence naming the file in e
+ * (NULL: this thread's buffer): -EINVAL for garbage, -ENODEV for an empty
+ * or blank list, which Linux never writes (a following session makes no
+ * change on either). */
 int pr_sysfs_cpus(struct pr_errbuf *e, const char *which, int **cpus, size_t *n);
 
 #endif
