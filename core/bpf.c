@@ -101,7 +101,12 @@ static int map_cpu(struct perfring_session *s, struct perfring_event *ev, struct
 		return pr_err(&s->err, -ENOMEM, "out of memory recording %s's map entries",
 			      ev->name);
 	m->set = set;
-	if ((err = pr_bpfmap_set(m->fd, (uint32_t)c->cpu, (uint32_t)fd)))
+	if ((err = pr_bpfmap_set(m->fd, (uint32_t)c->cpu, (uint32_t)fd)) == -EPERM)
+		return pr_err(&s->err, err, "bpf(BPF_MAP_UPDATE_ELEM) on %s, key %d (CPU %d's "
+			      "event): %s: the map is read-only to user space (a BPF_F_RDONLY "
+			      "fd, or frozen since it was added), so its entries cannot be "
+			      "written", ev->name, c->cpu, c->cpu, perfring_strerror(err));
+	if (err)
 		return pr_err(&s->err, err, "bpf(BPF_MAP_UPDATE_ELEM) on %s, key %d (CPU %d's "
 			      "event): %s", ev->name, c->cpu, c->cpu, perfring_strerror(err));
 	m->set[m->nset++] = (struct pr_bpf_entry){ c->cpu, fd };

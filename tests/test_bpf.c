@@ -9,6 +9,7 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <linux/bpf.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -429,6 +430,75 @@ Test(bpf, error_map_too_small)
 	cr_expect_eq(perfring_session_fds(s, NULL), 0, "nothing opened");
 	perfring_session_free(s);
 	kbpf_close(&b);
+}
+
+/* A PERF_EVENT_ARRAY of the possible CPUs made here, with map_flags. */
+static int event_array(uint32_t map_flags)
+{
+	union bpf_attr a;
+	int fd, n = kbpf_possible_cpus();
+
+	cr_assert_gt(n, 0);
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_PERF_EVENT_ARRAY;
+	a.key_size = 4;
+	a.value_size = 4;
+	a.max_entries = (uint32_t)n;
+	a.map_flags = map_flags;
+	fd = (int)syscall(SYS_bpf, BPF_MAP_CREATE, &a, sizeof(a));
+	if (fd < 0 && (errno == EPERM || errno == ENOSYS))
+		cr_skip_test("BPF unavailable: %s", strerror(errno));
+	cr_assert_geq(fd, 0, "BPF_MAP_CREATE: %s", strerror(errno));
+	remember(fd);
+	return fd;
+}
+
+static int freeze(int fd)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)fd;
+	return (int)syscall(SYS_bpf, BPF_MAP_FREEZE, &a, sizeof(a));
+}
+
+/* The entries are written at start: a map user space cannot write is
+ * refused when it is added, with why, not at start with a bare EPERM. */
+Test(bpf, error_read_only_map)
+{
+	int fd = event_array(BPF_F_RDONLY);
+
+	expect_add_err(fd, -EPERM, "is read-only to user space");
+	expect_add_err(fd, -EPERM, "BPF_F_RDONLY");
+	close(fd);
+}
+
+Test(bpf, error_frozen_map)
+{
+	int fd = event_array(0);
+
+	cr_assert_eq(freeze(fd), 0, "BPF_MAP_FREEZE: %s", strerror(errno));
+	expect_add_err(fd, -EPERM, "is frozen (BPF_MAP_FREEZE)");
+	close(fd);
+}
+
+/* Frozen after the add: start's BPF_MAP_UPDATE_ELEM says why it failed. */
+Test(bpf, error_frozen_before_start)
+{
+	struct perfring_session *s;
+	struct perfring_event *ev;
+	const char *why;
+	int fd = event_array(0);
+
+	KCHECK(perfring_session_new(NULL, &s), NULL);
+	KCHECK(perfring_session_add_bpf_output(s, fd, &ev), s);
+	cr_assert_eq(freeze(fd), 0, "BPF_MAP_FREEZE: %s", strerror(errno));
+	cr_expect_eq(perfring_session_start(s), -EPERM);
+	why = perfring_session_last_error(s);
+	cr_expect(strstr(why, "BPF_MAP_UPDATE_ELEM") && strstr(why, "read-only to user space"),
+		  "sentence: %s", why);
+	perfring_session_free(s);
+	close(fd);
 }
 
 /* A second add of the map: after start, or before it on the same map. */

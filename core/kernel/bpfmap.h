@@ -13,8 +13,9 @@ struct pr_bpfmap_info {
 	char name[16];
 };
 
-/* BPF_OBJ_GET_INFO_BY_FD on fd, checked to be a PERF_EVENT_ARRAY map:
- * -EBADF (not a BPF map), -EINVAL (another map type) or the call's error,
+/* BPF_OBJ_GET_INFO_BY_FD on fd, checked to be a PERF_EVENT_ARRAY map whose
+ * entries user space can write: -EBADF (not a BPF map), -EINVAL (another
+ * map type), -EPERM (a read-only fd or a frozen map) or the call's error,
  * each with a sentence in e. */
 int pr_bpfmap_check(int fd, struct pr_bpfmap_info *info, struct pr_errbuf *e);
 
