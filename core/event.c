@@ -157,6 +157,22 @@ static int load_format(struct pr_errbuf *e, const char *root, const char *sys,
 	return 0;
 }
 
+/* Each part names one tracefs directory: an empty one, a '/' or a leading
+ * '.' would name another path (events///format, events/../..). */
+static int check_tp_part(struct pr_errbuf *e, const char *what, const char *part)
+{
+	if (!*part)
+		return pr_err(e, -EINVAL, "tracepoint %s is empty: give SYSTEM:NAME "
+			      "(e.g. syscalls:sys_enter_getpid)", what);
+	if (strchr(part, '/'))
+		return pr_err(e, -EINVAL, "tracepoint %s \"%s\" holds a '/': a %s is one "
+			      "directory of tracefs's events/", what, part, what);
+	if (part[0] == '.')
+		return pr_err(e, -EINVAL, "tracepoint %s \"%s\" starts with '.': no tracepoint "
+			      "%s does", what, part, what);
+	return 0;
+}
+
 int pr_add_tracepoint(struct pr_registry *r, const char *system, const char *name,
 		      struct perfring_event **out)
 {
@@ -169,6 +185,9 @@ int pr_add_tracepoint(struct pr_registry *r, const char *system, const char *nam
 		return err;
 	if (!system || !name)
 		return pr_null(r->err, "perfring_session_add_tracepoint", system ? "name" : "system");
+	if ((err = check_tp_part(r->err, "system", system)) ||
+	    (err = check_tp_part(r->err, "name", name)))
+		return err;
 	if ((err = tracefs_root(r->err, root, sizeof(root))))
 		return err;
 	a.type = PERF_TYPE_TRACEPOINT;

@@ -619,6 +619,39 @@ Test(hostile, wakeup_settings)
 
 /* ------------------------------------------------------------ tracepoints */
 
+/* Each part is one directory of tracefs's events/: the sentence names the
+ * part, never a path of empty or walking components (events///format). */
+static void bad_tracepoint_parts(struct perfring_session *s)
+{
+	static const struct {
+		const char *sys, *name, *needle;
+	} c[] = {
+		{ "", "", "tracepoint system is empty: give SYSTEM:NAME" },
+		{ "", "sys_enter_getpid", "tracepoint system is empty" },
+		{ "sys/calls", "sys_enter_getpid", "system \"sys/calls\" holds a '/'" },
+		{ "/", "x", "system \"/\" holds a '/'" },
+		{ ".", "sys_enter_getpid", "system \".\" starts with '.'" },
+		{ "..", "..", "system \"..\" starts with '.'" },
+		{ ".syscalls", "sys_enter_getpid", "system \".syscalls\" starts with '.'" },
+		{ "syscalls", ".sys_enter_getpid", "name \".sys_enter_getpid\" starts with '.'" },
+		{ "syscalls", "..", "name \"..\" starts with '.'" },
+		{ "syscalls", "sys_enter_getpid/", "name \"sys_enter_getpid/\" holds a '/'" },
+	};
+	const char *why;
+	char what[96];
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		snprintf(what, sizeof(what), "tracepoint \"%s\":\"%s\"", c[i].sys, c[i].name);
+		arm(s);
+		expect_err(what, perfring_session_add_tracepoint(s, c[i].sys, c[i].name, NULL),
+			   -EINVAL, s, c[i].needle);
+		why = perfring_session_last_error(s);
+		cr_expect(!strstr(why, "//") && !strstr(why, "/format"),
+			  "%s: the sentence names a tracefs path: \"%s\"", what, why);
+	}
+}
+
 Test(hostile, bad_events)
 {
 	struct perfring_session *s = new_session(cpu0, 1);
@@ -639,7 +672,8 @@ Test(hostile, bad_events)
 		   "../sched/sched_switch", NULL), -EINVAL, s, NULL);
 	arm(s);
 	expect_err("empty name", perfring_session_add_tracepoint(s, "syscalls", "", NULL),
-		   -EINVAL, s, NULL);
+		   -EINVAL, s, "tracepoint name is empty: give SYSTEM:NAME");
+	bad_tracepoint_parts(s);
 	arm(s);
 	expect_err("software kind 99", perfring_session_add_software(s, 99, 1, NULL), -EINVAL,
 		   s, "99");

@@ -8,7 +8,7 @@ const native = require('./perfring.node');
 // A watch: samples go to the callback, one array per loop iteration that
 // read records. Emits 'end' once every ring of a pid watch saw its task
 // exit (after the last samples; the watch then closes itself), and 'error'
-// when a ring fails on the loop.
+// when a ring fails on the loop or a returning CPU fails to open (err.cpu).
 class Watch extends EventEmitter {
   #handle;
   #closed = null;

@@ -8,7 +8,8 @@ EXTRA_DIST += bindings/node/README.md bindings/node/package.json bindings/node/i
 	bindings/node/test/helpers.js bindings/node/test/exact.test.js \
 	bindings/node/test/fields.test.js bindings/node/test/errors.test.js \
 	bindings/node/test/lifetime.test.js bindings/node/test/link.test.js \
-	bindings/node/test/hotplug.test.js \
+	bindings/node/test/hotplug.test.js bindings/node/test/hotplug-child.js \
+	bindings/node/test/misuse.test.js \
 	tests/test_node.sh
 
 if BUILD_NODE
@@ -18,7 +19,8 @@ nodepkg_DATA = bindings/node/package.json bindings/node/index.js
 bindings_node_perfring_la_SOURCES = bindings/node/src/pn.h bindings/node/src/addon.c \
 	bindings/node/src/watch.c bindings/node/src/session.c bindings/node/src/opts.c \
 	bindings/node/src/format.c bindings/node/src/buf.c bindings/node/src/js.c \
-	bindings/node/src/handles.c bindings/node/src/error.c adapters/uv/perfring-uv.c
+	bindings/node/src/handles.c bindings/node/src/error.c bindings/node/src/cpus.c \
+	adapters/uv/perfring-uv.c
 # Node's headers come first, so <uv.h> is Node's, never the system libuv's.
 bindings_node_perfring_la_CPPFLAGS = -I$(NODE_INCDIR) $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/adapters/uv/include -DNAPI_VERSION=8

@@ -25,18 +25,38 @@ static napi_value enomem(napi_env env)
 	return NULL;
 }
 
-/* The watch behind the first argument; NULL after throwing. */
+static const char *type_name(napi_valuetype t)
+{
+	static const char *const name[] = {
+		[napi_undefined] = "undefined", [napi_null] = "null", [napi_boolean] = "a boolean",
+		[napi_number] = "a number", [napi_string] = "a string", [napi_symbol] = "a symbol",
+		[napi_object] = "an object", [napi_function] = "a function",
+		[napi_external] = "an external", [napi_bigint] = "a BigInt",
+	};
+
+	return (size_t)t < sizeof(name) / sizeof(name[0]) && name[t] ? name[t] : "of another type";
+}
+
+/* The watch behind the first argument; NULL after throwing. Only objects
+ * reach the type tag check: on null or undefined V8's ToObject would throw a
+ * TypeError of its own, without a code. No user code runs here, so anything
+ * pending is V8's and gives way to our Error. */
 static struct pn_watch *watch_arg(napi_env env, napi_callback_info info)
 {
-	napi_value argv[1];
+	napi_value argv[1], e;
+	napi_valuetype t = napi_undefined;
 	size_t argc = 1;
-	bool ours = false;
+	bool ours = false, pending = false;
 	void *w = NULL;
 
 	if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
+	    napi_typeof(env, argv[0], &t) != napi_ok || t != napi_object ||
 	    napi_check_object_type_tag(env, argv[0], &watch_tag, &ours) != napi_ok || !ours ||
 	    napi_unwrap(env, argv[0], &w) != napi_ok || !w) {
-		pn_einval(env, "perfring: not a watch handle");
+		if (napi_is_exception_pending(env, &pending) == napi_ok && pending)
+			napi_get_and_clear_last_exception(env, &e);
+		pn_einval(env, "perfring: the argument is %s, not a watch handle "
+			  "(perfring.watch() makes one)", argc < 1 ? "missing" : type_name(t));
 		return NULL;
 	}
 	return w;

@@ -34,6 +34,16 @@ napi_value pn_error_value(napi_env env, int err, const char *sentence)
 	return e;
 }
 
+/* An 'error' event's Error: also its CPU (-1: none). */
+napi_value pn_error_cpu(napi_env env, int err, const char *sentence, int cpu)
+{
+	napi_value e = pn_error_value(env, err, sentence), v;
+
+	if (e && cpu >= 0 && napi_create_int32(env, cpu, &v) == napi_ok)
+		napi_set_named_property(env, e, "cpu", v);
+	return e;
+}
+
 /* Throws unless an exception is already pending; always returns NULL, the
  * value a Node-API function returns after throwing. */
 napi_value pn_throw(napi_env env, int err, const char *sentence)

@@ -58,6 +58,14 @@ struct pn_cpu_stats {
 	struct perfring_cpu_stats st;
 };
 
+#define PN_MAX_CPUS 8192        /* Linux's NR_CPUS at most */
+
+/* A returning CPU whose open failed, to be emitted as an 'error'. */
+struct pn_cpu_fail {
+	int cpu, err;
+	char why[512];
+};
+
 struct pn_watch {
 	napi_env env;
 	int refs;                  /* the JS handle, and the open session */
@@ -82,6 +90,9 @@ struct pn_watch {
 	napi_async_cleanup_hook_handle hook;
 	struct pn_cpu_stats *last;
 	size_t last_n;
+	uint64_t cpu_on[PN_MAX_CPUS / 64]; /* following: the CPUs open now */
+	struct pn_cpu_fail *fails;
+	size_t fail_n, fail_cap, fail_lost;
 };
 
 /* error.c */
@@ -89,6 +100,7 @@ napi_value pn_throw(napi_env env, int err, const char *sentence);
 int pn_einval(napi_env env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int pn_enomem(napi_env env);
 napi_value pn_error_value(napi_env env, int err, const char *sentence);
+napi_value pn_error_cpu(napi_env env, int err, const char *sentence, int cpu);
 
 /* opts.c */
 int pn_opts_read(napi_env env, napi_value obj, struct pn_opts *o);
@@ -117,6 +129,12 @@ void pn_watch_pending(struct pn_watch *w);
 void pn_watch_unref(struct pn_watch *w);
 size_t pn_watch_stats(struct pn_watch *w, struct pn_cpu_stats **out);
 void pn_watch_set_ref(struct pn_watch *w, bool ref);
+void pn_watch_notify(struct pn_watch *w, const char *what, napi_value arg);
+
+/* cpus.c */
+int pn_cpus_follow(struct pn_watch *w);
+void pn_cpus_started(struct pn_watch *w);
+void pn_cpus_tell(struct pn_watch *w);
 
 /* handles.c */
 int pn_handles_before(uv_loop_t *loop, uv_handle_t ***set, size_t *n);

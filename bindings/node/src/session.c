@@ -51,6 +51,26 @@ static int add_software(napi_env env, struct pn_watch *w, struct pn_event *e)
 	return err ? fail(env, w, err) : 0;
 }
 
+/* 'SYSTEM:NAME' split at its first ':'; an empty part is named here, before
+ * the library, which would refuse it too. */
+static int split_tracepoint(napi_env env, char *sys, char **name)
+{
+	const char *missing;
+
+	*name = strchr(sys, ':');
+	*(*name)++ = '\0';
+	if (!*sys && !**name)
+		missing = "its system and its name are";
+	else if (!*sys)
+		missing = "its system (before the ':') is";
+	else if (!**name)
+		missing = "its name (after the ':') is";
+	else
+		return 0;
+	return pn_einval(env, "perfring.watch: event '%s:%s': %s empty; give 'system:name', "
+			 "e.g. 'syscalls:sys_enter_getpid'", sys, *name, missing);
+}
+
 static int add_tracepoint(napi_env env, struct pn_watch *w, struct pn_event *e)
 {
 	char *sys = strdup(e->name), *name;
@@ -58,11 +78,10 @@ static int add_tracepoint(napi_env env, struct pn_watch *w, struct pn_event *e)
 
 	if (!sys)
 		return pn_enomem(env);
-	name = strchr(sys, ':');
-	*name++ = '\0';
-	if ((err = perfring_session_add_tracepoint(w->s, sys, name, &e->ev)))
+	err = split_tracepoint(env, sys, &name);
+	if (!err && (err = perfring_session_add_tracepoint(w->s, sys, name, &e->ev)))
 		fail(env, w, err);
-	else if ((err = pn_event_fields(e, sys, name)))
+	else if (!err && (err = pn_event_fields(e, sys, name)))
 		pn_throw(env, err, "perfring.watch: the tracepoint's format file could not be read");
 	free(sys);
 	return err;
@@ -120,7 +139,11 @@ int pn_session_open(napi_env env, struct pn_watch *w, const struct pn_opts *o)
 	}
 	if ((err = add_events(env, w, o)))
 		return err;
+	if (so.follow_hotplug && (err = pn_cpus_follow(w)))
+		return fail(env, w, err);
 	if ((err = perfring_session_start(w->s)))
 		return fail(env, w, err);
+	if (so.follow_hotplug)
+		pn_cpus_started(w);
 	return 0;
 }

@@ -60,7 +60,7 @@ static void call(struct pn_watch *w, napi_ref ref, size_t argc, napi_value *argv
 	route_exception(w->env);
 }
 
-static void notify(struct pn_watch *w, const char *what, napi_value arg)
+void pn_watch_notify(struct pn_watch *w, const char *what, napi_value arg)
 {
 	napi_value v[2] = { NULL, arg };
 
@@ -76,7 +76,7 @@ static void tell_ring_error(struct pn_watch *w)
 	w->ring_err = 0;
 	snprintf(msg, sizeof(msg), "perfring: the ring of CPU %d failed on the loop (%s); it is "
 		 "no longer watched", w->ring_err_cpu, perfring_strerror(err));
-	notify(w, "error", pn_error_value(w->env, err, msg));
+	pn_watch_notify(w, "error", pn_error_cpu(w->env, err, msg, w->ring_err_cpu));
 }
 
 /* The check phase runs once per loop iteration after the poll phase: every
@@ -100,9 +100,11 @@ static void on_check(uv_check_t *h)
 	}
 	if (!w->closing && w->ring_err)
 		tell_ring_error(w);
+	if (!w->closing && (w->fail_n || w->fail_lost))
+		pn_cpus_tell(w);
 	if (!w->closing && w->ended && !w->end_told) {
 		w->end_told = true;
-		notify(w, "end", NULL);
+		pn_watch_notify(w, "end", NULL);
 	}
 	napi_close_handle_scope(w->env, scope);
 }
@@ -219,6 +221,7 @@ void pn_watch_unref(struct pn_watch *w)
 	}
 	free(w->ev);
 	free(w->last);
+	free(w->fails);
 	free(w);
 }
 
