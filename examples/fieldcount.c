@@ -64,13 +64,26 @@ static void hex_bytes(const unsigned char *p, size_t n, char *num)
 	num[o] = '\0';
 }
 
+bool fc_is_pointer(const struct perfring_field *f)
+{
+	size_t n = f->type ? strlen(f->type) : 0;
+
+	while (n && f->type[n - 1] == ' ')
+		n--;
+	return n && f->type[n - 1] == '*' &&
+	       !(f->flags & (PERFRING_FIELD_ARRAY | PERFRING_FIELD_DATA_LOC | PERFRING_FIELD_REL_LOC));
+}
+
 static int int_value(const struct perfring_field *f, const struct perfring_sample *s, char *num)
 {
 	int64_t v;
 	uint64_t u;
 	int err;
 
-	if (f->flags & PERFRING_FIELD_SIGNED) {
+	if (fc_is_pointer(f)) {
+		if (!(err = perfring_field_uint(f, s, &u)))
+			snprintf(num, FC_NUM_MAX, "0x%" PRIx64, u);
+	} else if (f->flags & PERFRING_FIELD_SIGNED) {
 		if (!(err = perfring_field_int(f, s, &v)))
 			snprintf(num, FC_NUM_MAX, "%" PRId64, v);
 	} else if (!(err = perfring_field_uint(f, s, &u))) {

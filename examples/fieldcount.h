@@ -50,9 +50,14 @@ void fc_interval_reset(struct fieldcount *fc);
  * whole run's); entries with a zero count are left out. */
 size_t fc_top(const struct fieldcount *fc, bool interval, size_t *idx, size_t n);
 
+/* Whether the field's C type is a pointer ("const char *"): its value is an
+ * address in the traced process, never what it points to. */
+bool fc_is_pointer(const struct perfring_field *f);
+
 /* A field's value as text: strings point into the payload (not
  * NUL-terminated, not escaped); integers are formatted into num
- * (FC_NUM_MAX bytes); other arrays as hex bytes into num, cut to fit.
+ * (FC_NUM_MAX bytes), pointers as 0x-prefixed hex; other arrays as hex
+ * bytes into num, cut to fit.
  * 0, or the accessor's -errno for a value outside the payload. */
 int fc_value(const struct perfring_field *f, const struct perfring_sample *s, char *num,
 	     const char **out, size_t *len);

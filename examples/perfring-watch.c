@@ -78,12 +78,20 @@ static void unblock_watched_signals(void)
 
 int main(int argc, char **argv)
 {
-	static struct watch w = { .go_fd = -1, .quiet = WATCH_PROG == WATCH_PROG_EXPORTER };
+	static struct watch w = { .go_fd = -1, .snap_dirfd = -1,
+				  .quiet = WATCH_PROG == WATCH_PROG_EXPORTER };
 	const struct loop_entry *loop;
-	int code = watch_args_parse_as(&w.a, WATCH_PROG, argc, argv);
+	int code;
 
+	watch_stdio_init();     /* before any fd of ours can take 0, 1 or 2 */
+	w.out = stdout;
+	code = watch_args_parse_as(&w.a, WATCH_PROG, argc, argv);
 	if (code)
 		return code == 1 ? 0 : code;
+	if ((code = watch_recorder_init(&w))) {
+		watch_args_free(&w.a);
+		return code;
+	}
 	unblock_watched_signals();
 	watch_signals_init();
 	loop = w.a.overwrite ? &recorder : pick_loop(w.a.loop);
@@ -96,6 +104,7 @@ int main(int argc, char **argv)
 			w.failed = true;
 		code = watch_finish(&w);
 	}
+	watch_recorder_free(&w);
 	watch_args_free(&w.a);
 	return code;
 }

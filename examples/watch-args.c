@@ -8,6 +8,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,7 +25,8 @@ static const char usage_text[] =
 "                      [--loop uv|event|ev|epoll] [--watermark BYTES | --wakeup-events N]\n"
 "                      [--flush-ms MS] [--budget N] [--pages N] [-d SECONDS]\n"
 "                      [--by SYSTEM:NAME:FIELD]... [--top N] [--max-series N]\n"
-"                      [--json [--dump] | --print] [--listen ADDR:PORT]\n"
+"                      [--json [--dump [--dump-bytes N]] | --print]\n"
+"                      [--listen ADDR:PORT]\n"
 "                      [--bpf-map PIN_PATH]...\n"
 "                      [-u PATH:SYMBOL[%return]]... [--cgroup PATH] [--profile HZ]\n"
 "       perfring-watch --overwrite [--snapshot-on SIGUSR2] [--snapshot-dir DIR]\n"
@@ -72,7 +76,9 @@ static const char usage_text[] =
 "What the events say:\n"
 "      --by SYSTEM:NAME:FIELD    a top table of that tracepoint field's values\n"
 "                                (string or integer) with count, rate and share;\n"
-"                                repeatable; adds the event if -e did not name it\n"
+"                                repeatable; adds the event if -e did not name it;\n"
+"                                a pointer field (const char *) counts addresses,\n"
+"                                not strings\n"
 "      --top N                   rows per --by table (default: what fits the\n"
 "                                terminal; 10 when not a terminal)\n"
 "      --max-series N            distinct values kept per --by (default 1000);\n"
@@ -85,8 +91,11 @@ static const char usage_text[] =
 "                                and a final summary\n"
 "      --dump                    with --json and --bpf-map, also one line per BPF\n"
 "                                sample: its first 32 payload bytes in hex\n"
+"      --dump-bytes N            with --dump: the first N bytes instead, 0 to\n"
+"                                65535 (65535 shows any payload whole)\n"
 "      --listen ADDR:PORT        also serve Prometheus metrics at /metrics (as\n"
-"                                perfring-exporter; runs on the libevent loop)\n"
+"                                perfring-exporter; runs on the libevent loop);\n"
+"                                an IPv6 address in brackets: [::1]:9464\n"
 "Flight recorder:\n"
 "      --overwrite               record silently into overwrite rings (the newest\n"
 "                                records always kept, no wakeups); print a snapshot\n"
@@ -102,7 +111,7 @@ static const char usage_text[] =
 "\n"
 "Examples:\n"
 "  perfring-watch -e sched:sched_switch --by sched:sched_switch:next_comm\n"
-"  perfring-watch --by syscalls:sys_enter_openat:filename -- make -j2\n"
+"  perfring-watch --by sched:sched_process_exec:filename -- make -j2\n"
 "  perfring-watch -e signal:signal_generate --filter 'sig == 9' --print\n"
 "  perfring-watch --by raw_syscalls:sys_enter:id --top 5 -d 10 --json\n"
 "  perfring-watch --profile 999 -d 10 -- ./my-program\n"
@@ -127,7 +136,8 @@ static const char exporter_usage_text[] =
 "histogram and, with --by, samples per value of a tracepoint field.\n"
 "The event and delivery options are perfring-watch's (see perfring-watch(1)).\n"
 "\n"
-"      --listen ADDR:PORT        where to serve (default 127.0.0.1:9464)\n"
+"      --listen ADDR:PORT        where to serve (default 127.0.0.1:9464); an IPv6\n"
+"                                address in brackets: [::1]:9464\n"
 "      --by SYSTEM:NAME:FIELD    perfring_samples_by_field_total{value=...}\n"
 "      --max-series N            distinct values per --by (default 1000); the rest\n"
 "                                go to value=\"other\"\n"
@@ -178,7 +188,7 @@ static const char *const loop_names[] = {
 enum { OPT_LOOP = 256, OPT_WATERMARK, OPT_WAKEUP_EVENTS, OPT_FLUSH_MS, OPT_BUDGET, OPT_PAGES,
        OPT_JSON, OPT_BY, OPT_TOP, OPT_MAX_SERIES, OPT_PRINT, OPT_FILTER, OPT_LISTEN,
        OPT_BPF_MAP, OPT_DUMP, OPT_OVERWRITE, OPT_SNAPSHOT_ON, OPT_SNAPSHOT_DIR, OPT_CGROUP,
-       OPT_PROFILE, OPT_SNAPSHOT_WAIT };
+       OPT_PROFILE, OPT_SNAPSHOT_WAIT, OPT_DUMP_BYTES };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -201,6 +211,7 @@ static const struct option long_opts[] = {
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "bpf-map", required_argument, NULL, OPT_BPF_MAP },
 	{ "dump", no_argument, NULL, OPT_DUMP },
+	{ "dump-bytes", required_argument, NULL, OPT_DUMP_BYTES },
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 	{ "snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON },
 	{ "snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR },
@@ -473,12 +484,41 @@ static int check_overwrite(struct watch_args *a)
 	return 0;
 }
 
-/* ADDR:PORT; the address itself is checked when it is bound. */
+/* [ADDR] of [ADDR]:PORT: a numeric IPv6 address (a zone such as %lo too). */
+static bool ipv6_literal(const char *p, size_t len)
+{
+	struct addrinfo hints = { .ai_family = AF_INET6, .ai_flags = AI_NUMERICHOST }, *ai;
+	char host[INET6_ADDRSTRLEN + IF_NAMESIZE + 1];
+
+	if (!len || len >= sizeof(host))
+		return false;
+	memcpy(host, p, len);
+	host[len] = '\0';
+	if (getaddrinfo(host, NULL, &hints, &ai))
+		return false;
+	freeaddrinfo(ai);
+	return true;
+}
+
+/* ADDR:PORT or [IPV6]:PORT. A name or an IPv4 address is checked when it is
+ * bound; an IPv6 one needs its brackets, as in a URL, or its last group
+ * would be taken for the port. */
 static int parse_listen(struct watch_args *a, const char *str)
 {
-	const char *colon = strrchr(str, ':');
+	const char *colon = strrchr(str, ':'), *close = strchr(str, ']');
 	uint64_t port;
 
+	if (str[0] == '[') {
+		if (!close || close[1] != ':' || !close[2])
+			return bad("--listen %s: expected [IPV6]:PORT, such as [::1]:9464", str);
+		if (!ipv6_literal(str + 1, (size_t)(close - str - 1)))
+			return bad("--listen %s: '%.*s' is not an IPv6 address", str,
+				   (int)(close - str - 1), str + 1);
+		colon = close + 1;
+	} else if (close || (colon && memchr(str, ':', (size_t)(colon - str)))) {
+		return bad("--listen %s: an IPv6 address goes in brackets, such as [::1]:9464",
+			   str);
+	}
 	if (!colon || colon == str)
 		return bad("--listen %s: expected ADDR:PORT, such as 127.0.0.1:9464", str);
 	if (parse_num("--listen PORT", colon + 1, false, 65535, &port))
@@ -508,6 +548,16 @@ static int parse_bpf_map(struct watch_args *a, const char *path)
 	if (a->bpf_cnt == WATCH_MAX_EVENTS)
 		return bad("at most %d --bpf-map", WATCH_MAX_EVENTS);
 	a->bpf_map[a->bpf_cnt++] = path;
+	return 0;
+}
+
+static int parse_dump_bytes(struct watch_args *a, const char *str)
+{
+	uint64_t v;
+
+	if (parse_num("--dump-bytes", str, false, WATCH_DUMP_BYTES_MAX, &v))
+		return WATCH_EXIT_USAGE;
+	a->dump_bytes = (uint32_t)v;
 	return 0;
 }
 
@@ -544,6 +594,9 @@ static int parse_one(struct watch_args *a, int opt, const char *arg)
 	case OPT_LISTEN: return parse_listen(a, arg);
 	case OPT_BPF_MAP: return parse_bpf_map(a, arg);
 	case OPT_DUMP: a->dump = true; return 0;
+	case OPT_DUMP_BYTES:
+		a->dump_bytes_set = true;
+		return parse_dump_bytes(a, arg);
 	case OPT_OVERWRITE: a->overwrite = true; return 0;
 	case OPT_SNAPSHOT_ON: return parse_snapshot_sig(a, arg);
 	case OPT_SNAPSHOT_DIR: a->snapshot_dir = arg; return 0;
@@ -600,6 +653,10 @@ static int check_prog(struct watch_args *a)
 		return bad("--json and --print exclude each other");
 	if (a->dump && (!a->json || !a->bpf_cnt))
 		return bad("--dump needs --json and a --bpf-map (it adds lines to the JSON)");
+	if (a->dump_bytes_set && !a->dump)
+		return bad("--dump-bytes needs --dump (it sets how many bytes each line shows)");
+	if (!a->dump_bytes_set)
+		a->dump_bytes = WATCH_DUMP_BYTES;
 	if (a->print && a->by_cnt)
 		return bad("--print and --by exclude each other (one owns the output)");
 	if (a->listen && a->loop != WATCH_LOOP_DEFAULT && a->loop != WATCH_LOOP_EVENT)

@@ -5,15 +5,42 @@
 
 #include <errno.h>
 #include <linux/bpf.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* Root's EACCES from BPF_OBJ_GET means the path is not a pin: it is not on
+ * a bpffs, or is a directory there. Unprivileged, it may also be the lack
+ * of CAP_BPF, and that is what the user is told. */
+static const char *obj_get_hint(const char *path, int err)
+{
+	struct statfs st;
+
+	if (err == ENOENT)
+		return "; pin the map there first (bpftool map pin, bpf_obj_pin)";
+	if (err == EINVAL)
+		return "; the path must be on a bpffs (mount -t bpf bpf /sys/fs/bpf)";
+	if (err != EPERM && err != EACCES)
+		return "";
+	if (geteuid() != 0)
+		return "; reading BPF maps needs root or CAP_BPF";
+	if (err == EPERM)
+		return "";
+	if (statfs(path, &st) == 0 && (uint32_t)st.f_type == BPF_FS_MAGIC)
+		return "; the path is on a bpffs but is not a pinned BPF object (a directory? "
+		       "pin the map there with bpftool map pin or bpf_obj_pin)";
+	return "; the path is not on a bpffs, so it cannot be a pinned BPF object: pin the map "
+	       "on one (mount -t bpf bpf /sys/fs/bpf, then bpftool map pin)";
+}
 
 int watch_bpf_get(const char *path, char *why, size_t len)
 {
 	union bpf_attr a;
-	int fd, err;
+	const char *hint;
+	int fd, err, room;
 
 	memset(&a, 0, sizeof(a));
 	a.pathname = (uint64_t)(uintptr_t)path;
@@ -21,24 +48,27 @@ int watch_bpf_get(const char *path, char *why, size_t len)
 	if (fd >= 0)
 		return fd;
 	err = errno;
-	snprintf(why, len, "%s: bpf(BPF_OBJ_GET): %s%s", path, strerror(err),
-		 err == ENOENT ? "; pin the map there first (bpftool map pin, bpf_obj_pin)" :
-		 err == EPERM || err == EACCES ? "; reading BPF maps needs root or CAP_BPF" :
-		 err == EINVAL ? "; the path must be on a bpffs (mount -t bpf bpf /sys/fs/bpf)" : "");
+	hint = obj_get_hint(path, err);
+	/* The cause and fix fit whole: a long path is cut instead. */
+	room = (int)len - (int)strlen(hint) - (int)strlen(strerror(err)) - 24;
+	room = room < 16 ? 16 : room;
+	snprintf(why, len, "%.*s%s: bpf(BPF_OBJ_GET): %s%s", room, path,
+		 (int)strlen(path) > room ? "..." : "", strerror(err), hint);
 	errno = err;
 	return -1;
 }
 
-void watch_bpf_dump(const struct watch_ev *e, const struct perfring_sample *smp)
+void watch_bpf_dump(FILE *out, const struct watch_ev *e, const struct perfring_sample *smp)
 {
 	const unsigned char *p = smp->raw;
-	uint32_t n = smp->raw_size < WATCH_DUMP_BYTES ? smp->raw_size : WATCH_DUMP_BYTES;
+	uint32_t max = e->w->a.dump_bytes, n = smp->raw_size < max ? smp->raw_size : max;
 
-	printf("{\"type\":\"sample\",\"event\":");
-	watch_json_str(perfring_event_name(e->ev));
-	printf(",\"cpu\":%d,\"pid\":%u,\"tid\":%u,\"time_ns\":%llu,\"raw_size\":%u,\"hex\":\"",
-	       smp->cpu, smp->pid, smp->tid, (unsigned long long)smp->time, smp->raw_size);
+	fputs("{\"type\":\"sample\",\"event\":", out);
+	watch_json_fstr(out, perfring_event_name(e->ev));
+	fprintf(out, ",\"cpu\":%d,\"pid\":%u,\"tid\":%u,\"time_ns\":%llu,\"raw_size\":%u,"
+		"\"hex\":\"", smp->cpu, smp->pid, smp->tid, (unsigned long long)smp->time,
+		smp->raw_size);
 	for (uint32_t i = 0; p && i < n; i++)
-		printf("%02x", p[i]);
-	printf("\"}\n");
+		fprintf(out, "%02x", p[i]);
+	fputs("\"}\n", out);
 }

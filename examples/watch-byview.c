@@ -14,13 +14,26 @@
 #define TOP_PIPED 10
 #define BAR_MAX 24
 
+/* A pointer field holds an address in the traced process: counted as such,
+ * but the user is told it is not the string they may have expected. */
+static void warn_pointer(const struct watch *w, const char *spec, const struct perfring_field *f)
+{
+	if (fc_is_pointer(f))
+		fprintf(stderr, "%s: --by %s: the field is a pointer (%s); its values are "
+			"addresses in the traced process, not the string\n",
+			watch_prog_name(&w->a), spec, f->type);
+}
+
+/* Binds each --by that names this event. One bound to an earlier event is
+ * left alone: parsing it again would zero its counter and leak its table. */
 int watch_by_bind(struct watch *w, const char *spec, struct watch_ev *e)
 {
 	for (size_t i = 0; i < w->a.by_cnt; i++) {
 		struct fieldcount *fc = &w->by[i];
 		int err;
 
-		fc_parse(fc, w->a.by[i]);
+		if (fc->ev || fc_parse(fc, w->a.by[i]))
+			continue;
 		if (strcmp(fc->event, spec) || e->nby == WATCH_MAX_BY)
 			continue;
 		err = fc_bind(fc, e->ev, w->a.max_series);
@@ -36,6 +49,7 @@ int watch_by_bind(struct watch *w, const char *spec, struct watch_ev *e)
 				perfring_strerror(err));
 			return WATCH_EXIT_FAIL;
 		}
+		warn_pointer(w, w->a.by[i], &fc->f);
 		e->by[e->nby++] = fc;
 		w->nby++;
 	}

@@ -21,7 +21,7 @@
 #define END_GRACE_MS 2000   /* SIGTERM to SIGKILL */
 #define KILL_WAIT_MS 1000   /* SIGKILL to giving up on a task stuck in the kernel */
 
-static void child_main(int go, char **argv)
+static void child_main(const struct watch *w, int go, char **argv)
 {
 	char c;
 	ssize_t r;
@@ -32,6 +32,8 @@ static void child_main(int go, char **argv)
 	while (r < 0 && errno == EINTR);
 	if (r != 1)
 		_exit(127);     /* the watcher gave up before starting */
+	watch_recorder_child(w);
+	watch_stdio_child();
 	execvp(argv[0], argv);
 	fprintf(stderr, "perfring-watch: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(errno == ENOENT ? 127 : 126);
@@ -58,7 +60,7 @@ int watch_child_spawn(struct watch *w)
 	}
 	if (pid == 0) {
 		close(p[1]);
-		child_main(p[0], w->a.command);
+		child_main(w, p[0], w->a.command);
 	}
 	/* Both sides set it, so the group exists whichever runs first. */
 	setpgid(pid, pid);
@@ -74,6 +76,8 @@ void watch_child_release(struct watch *w)
 		return;
 	if (write(w->go_fd, "g", 1) != 1)
 		fprintf(stderr, "perfring-watch: releasing the command: %s\n", strerror(errno));
+	else
+		w->child_released = true;
 	close(w->go_fd);
 	w->go_fd = -1;
 }

@@ -161,10 +161,32 @@ static void answered(struct watch_http *h, struct evhttp_request *req)
 	}
 }
 
+/* GET and HEAD alike: Content-Length is the body's, and a HEAD answer has
+ * no body (RFC 9110 9.3.2). evhttp would send a HEAD its body anyway, with
+ * no length, and a keep-alive client would read it as its next answer. */
+static void reply(struct evhttp_request *req, int code, const char *reason, const char *type,
+		  const char *body, size_t len)
+{
+	struct evkeyvalq *hdr = evhttp_request_get_output_headers(req);
+	struct evbuffer *out = evhttp_request_get_output_buffer(req);
+	char clen[FC_NUM_MAX];
+
+	snprintf(clen, sizeof(clen), "%zu", len);
+	if (evhttp_add_header(hdr, "Content-Type", type) < 0 ||
+	    evhttp_add_header(hdr, "Content-Length", clen) < 0 ||
+	    (evhttp_request_get_command(req) != EVHTTP_REQ_HEAD &&
+	     evbuffer_add(out, body, len) < 0)) {
+		evhttp_clear_headers(hdr);
+		evbuffer_drain(out, evbuffer_get_length(out));
+		evhttp_send_error(req, HTTP_INTERNAL, "out of memory");
+		return;
+	}
+	evhttp_send_reply(req, code, reason, NULL);
+}
+
 static void on_metrics(struct evhttp_request *req, void *arg)
 {
 	struct watch_http *h = arg;
-	struct evbuffer *out = evhttp_request_get_output_buffer(req);
 	char *page;
 	size_t len;
 
@@ -173,21 +195,17 @@ static void on_metrics(struct evhttp_request *req, void *arg)
 		evhttp_send_error(req, HTTP_INTERNAL, "out of memory");
 		return;
 	}
-	if (evbuffer_add(out, page, len) < 0) {
-		free(page);
-		evhttp_send_error(req, HTTP_INTERNAL, "out of memory");
-		return;
-	}
+	reply(req, HTTP_OK, "OK", "text/plain; version=0.0.4; charset=utf-8", page, len);
 	free(page);
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-			  "text/plain; version=0.0.4; charset=utf-8");
-	evhttp_send_reply(req, HTTP_OK, "OK", NULL);
 }
 
 static void on_other(struct evhttp_request *req, void *arg)
 {
+	static const char body[] = "only /metrics is served here\n";
+
 	answered(arg, req);
-	evhttp_send_error(req, HTTP_NOTFOUND, "only /metrics is served here");
+	reply(req, HTTP_NOTFOUND, "Not Found", "text/plain; charset=utf-8", body,
+	      sizeof(body) - 1);
 }
 
 static int bind_listen(struct watch_http *h, const char *spec)

@@ -166,10 +166,27 @@ static int load_fields(const struct perfring_event *ev, struct watch_fmt *fmt)
 	return 0;
 }
 
+/* Said once a field: a pointer's value is an address, not what it points to. */
+static void warn_pointers(const struct watch *w, const struct watch_ev *e)
+{
+	for (size_t i = 0; i < e->fmt->n; i++)
+		if (fc_is_pointer(&e->fmt->f[i]))
+			fprintf(stderr, "%s: %s %s:%s: the field is a pointer (%s); its values "
+				"are addresses in the traced process, not the string\n",
+				watch_prog_name(&w->a), w->a.overwrite ? "--overwrite" : "--print",
+				perfring_event_name(e->ev),
+				e->fmt->f[i].name, e->fmt->f[i].type);
+}
+
 int watch_print_bind(struct watch *w, struct watch_ev *e)
 {
+	int err;
+
 	e->fmt = &w->print->fmt[e->idx];
-	return load_fields(e->ev, e->fmt);
+	if ((err = load_fields(e->ev, e->fmt)))
+		return err;
+	warn_pointers(w, e);
+	return 0;
 }
 
 /* ------------------------------------------------------------ lines */
@@ -268,7 +285,7 @@ static bool reserve(struct watch_print *p, size_t len)
 }
 
 /* A JSON string of s[0..len), escaped: hostile bytes never go out raw. */
-static void json_bytes(const char *s, size_t len)
+static void json_bytes(FILE *out, const char *s, size_t len)
 {
 	char buf[LINE_MAX_BYTES];
 
@@ -276,38 +293,39 @@ static void json_bytes(const char *s, size_t len)
 		len = sizeof(buf) - 1;
 	memcpy(buf, s, len);
 	buf[len] = '\0';
-	watch_json_str(buf);
+	watch_json_fstr(out, buf);
 }
 
 /* --overwrite --json: one object per sample, its fields by name. */
-static void json_line(struct watch_print *p, const struct watch_ev *e,
+static void json_line(FILE *out, struct watch_print *p, const struct watch_ev *e,
 		      const struct perfring_sample *smp)
 {
 	const char *c = comm_of(p, smp->pid, smp->tid), *v;
 	char num[FC_NUM_MAX];
 	size_t len;
 
-	fputs("{\"event\":", stdout);
-	watch_json_str(perfring_event_name(e->ev));
-	printf(",\"cpu\":%d,\"pid\":%u,\"tid\":%u,\"time\":%llu,\"comm\":", smp->cpu,
-	       smp->pid, smp->tid, (unsigned long long)smp->time);
-	json_bytes(c, strlen(c));
-	fputs(",\"fields\":{", stdout);
+	fputs("{\"event\":", out);
+	watch_json_fstr(out, perfring_event_name(e->ev));
+	fprintf(out, ",\"cpu\":%d,\"pid\":%u,\"tid\":%u,\"time\":%llu,\"comm\":", smp->cpu,
+		smp->pid, smp->tid, (unsigned long long)smp->time);
+	json_bytes(out, c, strlen(c));
+	fputs(",\"fields\":{", out);
 	for (size_t i = 0; e->fmt && i < e->fmt->n; i++) {
 		const struct perfring_field *f = &e->fmt->f[i];
 		bool ok = fc_value(f, smp, num, &v, &len) == 0;
 
-		printf("%s", i ? "," : "");
-		watch_json_str(f->name);
-		putchar(':');
-		if (ok && (f->flags & (PERFRING_FIELD_STRING | PERFRING_FIELD_ARRAY)))
-			json_bytes(v, len);
+		fputs(i ? "," : "", out);
+		watch_json_fstr(out, f->name);
+		putc(':', out);
+		if (ok && ((f->flags & (PERFRING_FIELD_STRING | PERFRING_FIELD_ARRAY)) ||
+			   fc_is_pointer(f)))
+			json_bytes(out, v, len);
 		else if (ok)
-			fwrite(v, 1, len, stdout);
+			fwrite(v, 1, len, out);
 		else
-			fputs("null", stdout);
+			fputs("null", out);
 	}
-	fputs("}}\n", stdout);
+	fputs("}}\n", out);
 }
 
 void watch_print_sample(struct watch *w, const struct watch_ev *e,
@@ -319,12 +337,12 @@ void watch_print_sample(struct watch *w, const struct watch_ev *e,
 
 	/* A snapshot is time-ordered already: each line goes out as it comes. */
 	if (w->a.overwrite && w->a.json) {
-		json_line(p, e, smp);
+		json_line(w->out, p, e, smp);
 		return;
 	}
 	len = format_line(p, e, smp, buf, sizeof(buf));
 	if (w->a.overwrite) {
-		fwrite(buf, 1, len, stdout);
+		fwrite(buf, 1, len, w->out);
 		return;
 	}
 

@@ -2,7 +2,7 @@
 /* perfring-watch --overwrite: the flight recorder. The rings overwrite their
  * oldest records and wake no one, so the loop waits only for signals (the
  * snapshot signal, SIGINT, SIGTERM, SIGCHLD) and the once-a-second tick that
- * ends -d; each snapshot goes to stdout or to a file of --snapshot-dir. */
+ * ends -d; each snapshot goes to stdout or to a new file of --snapshot-dir. */
 #include "config.h"
 #include "watch.h"
 
@@ -10,58 +10,133 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-/* Points stdout at the next snapshot's file; the old stdout, or -1. */
-static int redirect(struct watch *w, bool *failed)
-{
-	char path[4096];
-	int fd, saved;
+/* How the snapshot signal was inherited, given back to COMMAND. */
+static bool sig_was_blocked, sig_was_ignored;
 
-	*failed = false;
-	if (!w->a.snapshot_dir)
-		return -1;
-	snprintf(path, sizeof(path), "%s/snapshot-%u.%s", w->a.snapshot_dir, w->snapshots + 1,
-		 w->a.json ? "json" : "txt");
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "perfring-watch: --snapshot-dir: %s: %s\n", path, strerror(errno));
-		*failed = true;
-		return -1;
+/* Held from the start: one that comes before the loop's signalfd is pending
+ * for it (a snapshot once the recorder runs), not fatal; and not discarded
+ * if it was inherited as ignored. */
+static void hold_snapshot_signal(int signo)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL }, old;
+	sigset_t set, was;
+
+	sigemptyset(&set);
+	sigaddset(&set, signo);
+	sigprocmask(SIG_BLOCK, &set, &was);
+	sig_was_blocked = sigismember(&was, signo) == 1;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(signo, NULL, &old) == 0 && old.sa_handler == SIG_IGN) {
+		sig_was_ignored = true;
+		sigaction(signo, &sa, NULL);
 	}
-	fflush(stdout);
-	saved = dup(STDOUT_FILENO);
-	dup2(fd, STDOUT_FILENO);
-	close(fd);
-	return saved;
 }
 
-void watch_snapshot(struct watch *w)
+void watch_recorder_child(const struct watch *w)
 {
-	struct perfring_snapshot_opts so = { .sz = sizeof(so), .wait = w->a.snapshot_wait };
-	struct perfring_cpu_stats st, sum = { 0 };
-	bool failed;
-	int saved = redirect(w, &failed), n;
+	struct sigaction sa = { .sa_handler = SIG_IGN };
+	sigset_t set;
 
-	if (failed) {
-		w->failed = true;
+	if (!w->a.snapshot_sig)
 		return;
+	sigemptyset(&sa.sa_mask);
+	if (sig_was_ignored)
+		sigaction(w->a.snapshot_sig, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, w->a.snapshot_sig);
+	if (!sig_was_blocked)
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* Opened once, by the name given: the files are made inside this directory
+ * even if its path is later swapped for a link. A missing or read-only
+ * directory is refused now, not when the first incident is due. */
+static int open_dir(struct watch *w)
+{
+	const char *dir = w->a.snapshot_dir;
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), err;
+
+	if (fd >= 0 && faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) == 0) {
+		w->snap_dirfd = fd;
+		return 0;
 	}
-	n = perfring_session_snapshot_opts(w->s, &so);
-	fflush(stdout);
-	if (saved >= 0) {
-		dup2(saved, STDOUT_FILENO);
-		close(saved);
-	}
-	if (n < 0) {
-		fprintf(stderr, "perfring-watch: snapshot: %s\n", perfring_session_last_error(w->s));
-		w->failed = true;
-		return;
-	}
+	err = errno;
+	if (fd >= 0)
+		close(fd);
+	fprintf(stderr, "perfring-watch: --snapshot-dir %s: %s%s\n", dir, strerror(err),
+		err == ENOENT || err == ENOTDIR ? "; it must be an existing directory" :
+		"; it must be a directory we can write");
+	return WATCH_EXIT_USAGE;
+}
+
+int watch_recorder_init(struct watch *w)
+{
+	if (w->a.snapshot_sig)
+		hold_snapshot_signal(w->a.snapshot_sig);
+	return w->a.snapshot_dir ? open_dir(w) : 0;
+}
+
+void watch_recorder_free(struct watch *w)
+{
+	if (w->snap_dirfd >= 0)
+		close(w->snap_dirfd);
+	w->snap_dirfd = -1;
+}
+
+/* Snapshot N's file, new: a name that exists (a file, a directory, a link
+ * planted there) is refused, never followed, truncated or reused. */
+static FILE *snap_create(struct watch *w, const char *name)
+{
+	int fd = openat(w->snap_dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			0644), err;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if ((f = fdopen(fd, "w")))
+		return f;
+	err = errno;
+	close(fd);
+	unlinkat(w->snap_dirfd, name, 0);
+	errno = err;
+	return NULL;
+}
+
+/* 0, or the errno of the flush, sync or close that failed: the data is on
+ * the disk or the snapshot is not reported as taken. */
+static int snap_close(FILE *f)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(f) == EOF || ferror(f))
+		err = errno ? errno : EIO;
+	if (!err && fsync(fileno(f)) < 0)
+		err = errno;
+	if (fclose(f) == EOF && !err)
+		err = errno;
+	return err;
+}
+
+static int stdout_flush(void)
+{
+	errno = 0;
+	if (fflush(stdout) == EOF || ferror(stdout))
+		return errno ? errno : EIO;
+	return 0;
+}
+
+static void report(struct watch *w, int n)
+{
+	struct perfring_cpu_stats st, sum = { 0 };
+
 	for (size_t i = 0; i < w->ncpu; i++) {
 		if (perfring_session_cpu_stats(w->s, w->cpus[i].cpu, &st))
 			continue;
@@ -70,8 +145,46 @@ void watch_snapshot(struct watch *w)
 	}
 	w->snapshots++;
 	fprintf(stderr, "perfring-watch: snapshot %u: %d samples; since start %llu lost while "
-		"paused, %llu bytes overwritten\n", w->snapshots, n, (unsigned long long)sum.lost,
+		"paused, %llu bytes overwritten\n", w->snap_seq, n, (unsigned long long)sum.lost,
 		(unsigned long long)sum.overwritten);
+}
+
+/* Each try has its own number, so one refused name does not block the next. */
+void watch_snapshot(struct watch *w)
+{
+	struct perfring_snapshot_opts so = { .sz = sizeof(so), .wait = w->a.snapshot_wait };
+	FILE *out = stdout, *f = stdout;
+	char name[64], what[96];
+	int n, err;
+
+	snprintf(name, sizeof(name), "snapshot-%u.%s", ++w->snap_seq, w->a.json ? "json" : "txt");
+	if (w->snap_dirfd >= 0 && !(f = snap_create(w, name))) {
+		fprintf(stderr, "perfring-watch: snapshot %u: %s/%s: %s; not replaced, no snapshot "
+			"taken (its records wait for the next)\n", w->snap_seq, w->a.snapshot_dir,
+			name, strerror(errno));
+		w->failed = true;
+		return;
+	}
+	w->out = f;
+	n = perfring_session_snapshot_opts(w->s, &so);
+	w->out = out;
+	err = f == out ? stdout_flush() : snap_close(f);
+	if (n < 0) {
+		fprintf(stderr, "perfring-watch: snapshot %u: %s\n", w->snap_seq,
+			perfring_session_last_error(w->s));
+		if (f != out)
+			unlinkat(w->snap_dirfd, name, 0);   /* empty: nothing was taken */
+		w->failed = true;
+	} else if (err && f == out) {
+		snprintf(what, sizeof(what), "snapshot %u of %d samples: stdout", w->snap_seq, n);
+		watch_output_error(w, what, err);
+	} else if (err) {
+		fprintf(stderr, "perfring-watch: snapshot %u: %s/%s: %s; %d samples, the file has "
+			"only part of them\n", w->snap_seq, w->a.snapshot_dir, name, strerror(err), n);
+		w->failed = true;
+	} else {
+		report(w, n);
+	}
 }
 
 struct rec {

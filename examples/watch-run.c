@@ -6,12 +6,67 @@
 #include "watch.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Bit n: fd n was closed when we started. */
+static unsigned stdio_closed;
+
+/* fd on a pipe whose read end is closed, as if its reader had gone. */
+static void broken_pipe(int fd)
+{
+	int p[2];
+
+	if (pipe(p) < 0)
+		return;
+	if (p[1] != fd)
+		dup2(p[1], fd);
+	if (p[0] != fd)
+		close(p[0]);
+	if (p[1] != fd)
+		close(p[1]);
+}
+
+static void dev_null(int fd, int flags)
+{
+	int nfd = open("/dev/null", flags);
+
+	if (nfd >= 0 && nfd != fd) {
+		dup2(nfd, fd);
+		close(nfd);
+	}
+}
+
+/* A daemon's closed fd 1 would be the first ring's, and the output would go
+ * into it. A closed stdout has no reader: the first write ends the run as
+ * SIGPIPE does (R13), and a run that writes none (--snapshot-dir, the
+ * exporter) is not disturbed. */
+void watch_stdio_init(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		stdio_closed |= 1u << fd;
+		if (fd == STDOUT_FILENO)
+			broken_pipe(fd);
+		else
+			dev_null(fd, fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+	}
+}
+
+/* COMMAND gets the fds it was given: those closed are closed again. */
+void watch_stdio_child(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (stdio_closed & (1u << fd))
+			close(fd);
+}
 
 /* What the loops do not watch arrives here. */
 static volatile sig_atomic_t hup_seen, pipe_seen;
@@ -106,6 +161,17 @@ static void on_loop_error(int cpu, int err, void *ctx)
 	}
 	if (w->a.pid && w->nhup >= w->non)
 		watch_request_stop(w);
+}
+
+void watch_output_error(struct watch *w, const char *what, int err)
+{
+	if (err == EPIPE) {
+		pipe_seen = 1;
+		output_gone(w);
+		return;
+	}
+	fprintf(stderr, "%s: %s: %s\n", watch_prog_name(&w->a), what, strerror(err));
+	w->failed = true;
 }
 
 void watch_loop_opts(struct watch *w, struct perfring_loop_opts *lo)
@@ -211,7 +277,7 @@ static int exit_code(const struct watch *w)
 {
 	if (w->failed)
 		return WATCH_EXIT_FAIL;
-	if (w->child > 0) {
+	if (w->child > 0 && w->child_released) {
 		if (WIFEXITED(w->child_status))
 			return WEXITSTATUS(w->child_status);
 		if (WIFSIGNALED(w->child_status))

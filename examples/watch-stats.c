@@ -97,7 +97,7 @@ static void sample_content(struct watch *w, const struct watch_ev *e,
 	if (w->print)
 		watch_print_sample(w, e, smp);
 	if (e->dump)
-		watch_bpf_dump(e, smp);
+		watch_bpf_dump(w->out, e, smp);
 	if (e->profile)
 		watch_profile_sample(w, smp);
 }

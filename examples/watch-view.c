@@ -110,20 +110,25 @@ static void fmt_events(const struct watch *w, char *buf, size_t len)
 
 /* ------------------------------------------------------------ JSON */
 
-void watch_json_str(const char *s)
+void watch_json_fstr(FILE *out, const char *s)
 {
-	putchar('"');
+	putc('"', out);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '"' || c == '\\')
-			printf("\\%c", c);
+			fprintf(out, "\\%c", c);
 		else if (c < 0x20)
-			printf("\\u%04x", c);
+			fprintf(out, "\\u%04x", c);
 		else
-			putchar(c);
+			putc(c, out);
 	}
-	putchar('"');
+	putc('"', out);
+}
+
+void watch_json_str(const char *s)
+{
+	watch_json_fstr(stdout, s);
 }
 
 static void json_start(const struct watch *w)

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define WATCH_MAX_EVENTS 64
@@ -74,6 +75,8 @@ struct watch_args {
 	const char *bpf_map[WATCH_MAX_EVENTS];  /* --bpf-map PIN_PATH, pointing into argv */
 	size_t bpf_cnt;
 	bool dump;                          /* --dump: each BPF payload's first bytes */
+	uint32_t dump_bytes;                /* --dump-bytes: how many (WATCH_DUMP_BYTES) */
+	bool dump_bytes_set;
 	bool overwrite;                     /* --overwrite: a flight recorder */
 	int snapshot_sig;                   /* --snapshot-on SIGNAL, or 0 */
 	const char *snapshot_dir;           /* --snapshot-dir DIR, or NULL: stdout */
@@ -166,6 +169,11 @@ struct watch {
 	void (*loop_stop)(struct watch *w); /* set by the loop glue */
 	void *loop;                         /* the glue's own state */
 	unsigned snapshots;                 /* --overwrite: snapshots written */
+	unsigned snap_seq;                  /* snapshots tried: the last file's N */
+	int snap_dirfd;                     /* --snapshot-dir opened at start, or -1 */
+	bool child_released;                /* COMMAND was let go to its exec */
+	FILE *out;                          /* where samples are printed: stdout, or
+	                                       a snapshot's own file while it runs */
 };
 
 /* watch-args.c: 0 = run, 1 = --help/--version printed, 2 = bad arguments
@@ -237,9 +245,12 @@ void watch_byview_summary(const struct watch *w);
 
 /* watch-bpf.c: the map pinned at path (BPF_OBJ_GET), or -1 with why. */
 int watch_bpf_get(const char *path, char *why, size_t len);
-/* --dump: one JSON line with smp's first WATCH_DUMP_BYTES payload bytes in hex. */
+/* --dump: one JSON line with smp's first --dump-bytes payload bytes in hex
+ * (WATCH_DUMP_BYTES unless given; at most WATCH_DUMP_BYTES_MAX, which holds
+ * any payload: a perf record is under 64 KiB). */
 #define WATCH_DUMP_BYTES 32
-void watch_bpf_dump(const struct watch_ev *e, const struct perfring_sample *smp);
+#define WATCH_DUMP_BYTES_MAX 65535
+void watch_bpf_dump(FILE *out, const struct watch_ev *e, const struct perfring_sample *smp);
 
 /* watch-print.c: --print. */
 int watch_print_open(struct watch *w);
@@ -273,6 +284,7 @@ void watch_http_free(struct watch *w);
 
 /* watch-view.c */
 void watch_json_str(const char *s);
+void watch_json_fstr(FILE *out, const char *s);
 void watch_frame_line(struct watch *w, const char *text);
 void watch_view_start(struct watch *w);
 void watch_view_interval(struct watch *w, const struct watch_row *rows,
@@ -284,6 +296,20 @@ void watch_view_summary(struct watch *w, const struct watch_row *rows,
  * signal; and one snapshot written out (also the final one at the end). */
 int watch_loop_recorder(struct watch *w);
 void watch_snapshot(struct watch *w);
+/* Right after the arguments: the snapshot signal held (an early one waits
+ * for the loop), --snapshot-dir opened and checked. 0 or an exit code. */
+int watch_recorder_init(struct watch *w);
+/* In COMMAND's child before exec: the snapshot signal as it was inherited. */
+void watch_recorder_child(const struct watch *w);
+void watch_recorder_free(struct watch *w);
+
+/* watch-run.c: fds 0-2 open before anything else is (a closed stdout becomes
+ * a pipe without a reader); the child closes them again before its exec. */
+void watch_stdio_init(void);
+void watch_stdio_child(void);
+/* A write to stdout failed with err: EPIPE ends the run as SIGPIPE does,
+ * anything else is a failure, what: strerror. */
+void watch_output_error(struct watch *w, const char *what, int err);
 
 /* One per loop; each returns 0, or -1 after printing why. */
 int watch_loop_epoll(struct watch *w);

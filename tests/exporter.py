@@ -10,6 +10,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.parse
 import urllib.request
@@ -29,24 +30,28 @@ FAMILIES = ("perfring_samples", "perfring_records", "perfring_bytes", "perfring_
             "perfring_wakeups", "perfring_ring_fill_max_ratio",
             "perfring_delivery_latency_seconds", "perfring_samples_by_field")
 
-tap = Tap(20)
+tap = Tap(24)
 need_root(tap)
 if text_string_to_metric_families is None:
     print("# SKIP: Debian's python3-prometheus-client is not installed (scripts/dev installs it)")
     tap.skip_rest("no prometheus_client")
     tap.done()
+if not shutil.which("pgrep"):
+    print("Bail out! pgrep (procps) is not installed: the leftover-process check needs it "
+          "(scripts/dev installs procps)", flush=True)
+    sys.exit(1)
 box = Sandbox("test_exporter")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+def free_port(family=socket.AF_INET, host="127.0.0.1"):
+    with socket.socket(family) as s:
+        s.bind((host, 0))
         return s.getsockname()[1]
 
 
-def get(port, path="/metrics", timeout=5):
+def get(port, path="/metrics", timeout=5, host="127.0.0.1"):
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as r:
+        with urllib.request.urlopen(f"http://{host}:{port}{path}", timeout=timeout) as r:
             return r.status, r.headers.get("Content-Type", ""), r.read().decode()
     except urllib.error.HTTPError as e:
         return e.code, "", ""
@@ -334,4 +339,118 @@ except Exception:  # noqa: BLE001
     good = False
 tap.ok(up and good and rc == 0 and b"summary:" in out,
        "perfring-watch --listen serves the same page beside its table", rc, err.decode())
+
+
+# Two --by on two events: each family is bound to its own event and counts.
+def two_by():
+    go = box.path("go2")
+    os.mkfifo(go)
+    x, port, up = start_exporter("--by", "sched:sched_process_exec:filename", "--by",
+                                 "syscalls:sys_enter_getpid:common_pid", "--pages", "256")
+    gen = box.start([GETPID, "2000", "0", go])
+    with open(go, "w") as f:
+        f.write("go")
+    gen.wait(timeout=10)
+
+    def both():
+        page = get(port)[2]
+        got = (series_value(page, "perfring_samples_by_field_total", field="filename",
+                            value=GETPID),
+               series_value(page, "perfring_samples_by_field_total", field="common_pid",
+                            value=str(gen.pid)))
+        return got if got == (1, 2000) else None
+    got = wait_for(both, 5, step=0.2) if up else None
+    page = get(port)[2]
+    rc, out, err = box.stop(x)
+    return up, got, rc, err.decode(), [line for line in page.splitlines()
+                                        if line.startswith("perfring_samples_by_field")][:6]
+
+
+up, got, rc, err, lines = two_by()
+tap.ok(up and got == (1, 2000) and rc == 0 and "not watched" not in err,
+       "two --by on two events: the exec's filename once and the pid's 2,000 getpids, "
+       "both families on the page", got, rc, err, lines)
+
+
+# HEAD has no body and says the GET's length; the GET after it on the same
+# keep-alive connection parses. A sleeping -p target keeps the page still.
+def read_response(s, head):
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        chunk = s.recv(65536)
+        if not chunk:
+            return None, b"", buf
+        buf += chunk
+    hdr, _, rest = buf.partition(b"\r\n\r\n")
+    m = re.search(rb"\r\nContent-Length: (\d+)", hdr, re.I)
+    want = 0 if head or not m else int(m.group(1))
+    while len(rest) < want:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        rest += chunk
+    return hdr, m and int(m.group(1)), rest[want:] if head else rest
+
+
+sleeper = box.start(["sleep", "60"])
+x, port, up = start_exporter("-s", "page-faults", "-p", str(sleeper.pid))
+hd = gh = None
+body = extra = b""
+try:
+    s = connect(port)
+    s.sendall(b"HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    hd, hlen, extra = read_response(s, True)
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    s.settimeout(2)
+    gh, glen, body = read_response(s, False)
+    s.close()
+except OSError as e:
+    extra = str(e).encode()
+try:
+    parse(body.decode())
+    parsed = True
+except Exception as e:  # noqa: BLE001
+    parsed = e
+tap.ok(hd is not None and hd.startswith(b"HTTP/1.1 200") and hlen == len(body) and
+       extra == b"" and gh is not None and gh.startswith(b"HTTP/1.1 200") and
+       glen == len(body) and parsed is True,
+       "HEAD /metrics: Content-Length of the GET's body and no body; the GET after it on "
+       "the same connection parses", hd, gh, extra[:200], parsed)
+box.stop(x)
+box.stop(sleeper)
+
+
+# --listen [IPV6]:PORT, scraped over IPv6; unbracketed or bad forms are usage errors.
+def has_lo6():
+    try:
+        with open("/proc/net/if_inet6") as f:
+            return any(line.split()[0] == "0" * 31 + "1" and line.split()[-1] == "lo"
+                       for line in f)
+    except OSError:
+        return False
+
+
+if has_lo6():
+    port = free_port(socket.AF_INET6, "::1")
+    x6 = box.start([X, "--listen", f"[::1]:{port}"])
+    up = wait_for(lambda: get(port, timeout=1, host="[::1]")[0] == 200 or
+                  x6.poll() is not None, 10)
+    status, ctype, page = get(port, host="[::1]")
+    rc, out, err = box.stop(x6)
+    try:
+        good = bool(parse(page)[0])
+    except Exception:  # noqa: BLE001
+        good = False
+    tap.ok(up and status == 200 and good and rc == 0,
+           "--listen [::1]:PORT serves /metrics over IPv6", status, rc, err.decode())
+else:
+    tap.skip("--listen [::1]:PORT over IPv6", "lo has no ::1 (/proc/net/if_inet6)")
+bad = {}
+for prog_ in (X, W):
+    for form in ("::1:9464", "[::1]", "[::1:9464", "[::zz]:9464", "[]:9464"):
+        rc, out, err = box.run([prog_, "--listen", form, "-d", "1"], timeout=10)
+        if rc != 2 or b"--listen " + form.encode() not in err:
+            bad[(os.path.basename(prog_), form)] = (rc, err.decode()[-200:])
+tap.ok(not bad, "--listen: an unbracketed or bad IPv6 address is exit 2 with a sentence, "
+       "in both programs", bad)
 tap.done()

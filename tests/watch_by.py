@@ -12,7 +12,7 @@ import signal
 import subprocess
 import time
 
-from watchlib import Sandbox, Tap, need_root, prog, wait_for
+from watchlib import SRC, Sandbox, Tap, need_root, prog, wait_for
 
 W = prog("examples/perfring-watch")
 GETPID = prog("tests/getpid_n")
@@ -20,7 +20,7 @@ TASKNAME = prog("tests/taskname")
 HOSTILE = "\033[2J\"q\\"                 # ESC [ 2 J, a quote and a backslash
 HOSTILE_SHOWN = '\\x1b[2J"q\\\\'          # as every mode must show it
 
-tap = Tap(24)
+tap = Tap(28)
 need_root(tap)
 box = Sandbox("test_watch_by")
 
@@ -230,4 +230,66 @@ tap.ok(rc == 2 and b"has no field 'no_such'" in err, "--by on a missing field: e
        err.decode())
 rc, out, err = box.run([W, "--by", "sched:sched_switch", "-d", "1"])
 tap.ok(rc == 2 and b"SYSTEM:NAME:FIELD" in err, "--by without a field: exit 2", err.decode())
+
+# Two --by on two events: each table is bound to its own event and counts.
+rc, out, err = box.run([W, "--by", "sched:sched_process_exec:filename", "--by",
+                        "syscalls:sys_enter_getpid:common_pid", "--pages", "256", "--json",
+                        "--", GETPID, "3000"])
+objs = json_lines(out)
+start, summary = (objs[0], objs[-1]) if len(objs) >= 2 else ({}, {})
+tables = {(b["event"], b["field"]): {r["value"]: r["count"] for r in b["rows"]}
+          for b in summary.get("by", [])}
+tap.ok(rc == 0 and tables.get(("sched:sched_process_exec", "filename")) == {GETPID: 1} and
+       tables.get(("syscalls:sys_enter_getpid", "common_pid")) == {str(start.get("pid")): 3000}
+       and b"not watched" not in err,
+       "two --by on two events: the exec's filename once and the child's 3,000 getpids",
+       tables, err.decode())
+
+# A pointer field: said once on stderr, its values shown as addresses.
+PTR = ("the field is a pointer (const char *); its values are addresses in the traced "
+       "process, not the string")
+rc, out, err = box.run([W, "--by", "syscalls:sys_enter_openat:filename", "--json", "--",
+                        "/bin/true"])
+objs = json_lines(out)
+vals = [r["value"] for r in objs[-1]["by"][0]["rows"]] if objs and objs[-1].get("by") else []
+tap.ok(rc == 0 and err.decode().count(f"--by syscalls:sys_enter_openat:filename: {PTR}") == 1
+       and vals and all(re.fullmatch(r"0x[0-9a-f]+", v) for v in vals),
+       "--by on a pointer field: one warning, the values as 0x addresses", vals[:5],
+       err.decode())
+rc, out, err = box.run([W, "-e", "syscalls:sys_enter_openat", "--print", "--", "/bin/true"])
+lines = [line for line in out.decode().splitlines() if "sys_enter_openat:" in line]
+tap.ok(rc == 0 and err.decode().count(f"--print syscalls:sys_enter_openat:filename: {PTR}") == 1
+       and lines and all(re.search(r" filename=0x[0-9a-f]+ ", line) for line in lines),
+       "--print on a pointer field: one warning, filename=0x... on every line", lines[:3],
+       err.decode())
+
+
+# The --help and man page examples: no --by names a pointer field.
+def by_examples(text):
+    return set(re.findall(r"--by\s+([a-z0-9_]+:[a-z0-9_]+:[a-z0-9_]+)", text))
+
+
+def field_type(spec):
+    system, name, field = spec.split(":")
+    try:
+        with open(f"/sys/kernel/tracing/events/{system}/{name}/format") as f:
+            for line in f:
+                m = re.match(r"\s*field:(.*?)\s*\b" + re.escape(field) + r"(\[\d*\])?;",
+                             line)
+                if m:
+                    return m.group(1)
+    except OSError:
+        pass
+    return None
+
+
+docs = "".join(subprocess.run([p, "--help"], capture_output=True, text=True).stdout
+               for p in (W, prog("examples/perfring-exporter")))
+for page in ("examples/perfring-watch.1", "examples/perfring-exporter.1"):
+    with open(os.path.join(SRC, page)) as f:
+        docs += f.read().replace("\\-", "-")
+types = {spec: field_type(spec) for spec in by_examples(docs)}
+tap.ok(types and all(t and not t.endswith("*") for t in types.values()),
+       "every --by example in --help and the man pages names a field that holds its value",
+       types)
 tap.done()
