@@ -1,34 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* The profiler's sample parts (READ, branches, registers, user stack, memory
- * and page fields), each bounds-checked, in the kernel's perf_output_sample order. */
-#include "decode/record.h"
+ * and page fields), each bounds-checked, in the kernel's perf_output_sample
+ * order: leaves that record.c's sample walker calls. */
+#include "decode/profile.h"
 
 #include <errno.h>
 #include <string.h>
 
-/* A bounds-checked cursor over the rest of one sample. */
-struct pcur { const uint8_t *p, *end; };
-
-static size_t words_left(const struct pcur *c)
-{
-	return (size_t)(c->end - c->p) / sizeof(uint64_t);
-}
-
-static bool take64(struct pcur *c, uint64_t *v)
-{
-	if (words_left(c) < 1)
-		return false;
-	*v = pr_ld64(c->p);
-	c->p += sizeof(*v);
-	return true;
-}
-
 /* n u64s at c: their address, or NULL when the record is shorter. */
-static const uint64_t *take_words(struct pcur *c, uint64_t n)
+static const uint64_t *take_words(struct pr_cur *c, uint64_t n)
 {
 	const uint64_t *w = (const uint64_t *)c->p;
 
-	if (n > words_left(c))
+	if (n > pr_cur_words(c))
 		return NULL;
 	c->p += n * sizeof(uint64_t);
 	return w;
@@ -48,23 +32,23 @@ void pr_layout_profile(struct pr_layout *l, const struct perf_event_attr *a)
 /* struct read_format: { value, [enabled], [running], [id], [lost] }, or with
  * GROUP { nr, [enabled], [running], { value, [id], [lost] }[nr] }. Either way
  * the times are the 2nd and 3rd u64. */
-static bool take_read(struct pcur *c, const struct pr_layout *l, struct perfring_sample *out)
+const uint8_t *pr_profile_read(struct pr_cur c, uint64_t f, struct perfring_sample *out)
 {
-	uint64_t f = l->read_format, nr = 1;
+	uint64_t nr = 1;
 	unsigned times = !!(f & PERF_FORMAT_TOTAL_TIME_ENABLED) +
 			 !!(f & PERF_FORMAT_TOTAL_TIME_RUNNING);
 	unsigned per = 1 + !!(f & PERF_FORMAT_ID) + !!(f & PERF_FORMAT_LOST);
-	const uint64_t *v = (const uint64_t *)c->p;
+	const uint64_t *v = (const uint64_t *)c.p;
 
-	if (words_left(c) < 1 + times)
-		return false;
+	if (pr_cur_words(&c) < 1 + times)
+		return NULL;
 	if (f & PERF_FORMAT_GROUP) {
-		nr = pr_ld64(c->p);
-		if (nr > (words_left(c) - 1 - times) / per)
-			return false;
-		c->p += (1 + times + nr * per) * sizeof(uint64_t);
-	} else if (!take_words(c, times + per)) {
-		return false;
+		nr = pr_ld64(c.p);
+		if (nr > (pr_cur_words(&c) - 1 - times) / per)
+			return NULL;
+		c.p += (1 + times + nr * per) * sizeof(uint64_t);
+	} else if (!take_words(&c, times + per)) {
+		return NULL;
 	}
 	out->read = v;
 	out->read_nr = (uint32_t)nr;
@@ -73,16 +57,16 @@ static bool take_read(struct pcur *c, const struct pr_layout *l, struct perfring
 		out->time_enabled = pr_ld64((const uint8_t *)(v + 1));
 	if (f & PERF_FORMAT_TOTAL_TIME_RUNNING)
 		out->time_running = pr_ld64((const uint8_t *)(v + 1 + !!(f & PERF_FORMAT_TOTAL_TIME_ENABLED)));
-	return true;
+	return c.p;
 }
 
-static bool take_branches(struct pcur *c, const struct pr_layout *l, struct perfring_sample *out)
+static bool take_branches(struct pr_cur *c, bool hw_index, struct perfring_sample *out)
 {
 	uint64_t nr;
 
-	if (!take64(c, &nr) || (l->branch_hw_index && !take64(c, &out->branch_hw_idx)))
+	if (!pr_cur_u64(c, &nr) || (hw_index && !pr_cur_u64(c, &out->branch_hw_idx)))
 		return false;
-	if (nr > words_left(c) / 3)
+	if (nr > pr_cur_words(c) / 3)
 		return false;
 	out->branches = (const struct perf_branch_entry *)c->p;
 	out->branch_nr = nr;
@@ -91,9 +75,9 @@ static bool take_branches(struct pcur *c, const struct pr_layout *l, struct perf
 }
 
 /* { abi, regs[nr] }, the registers absent when abi is 0 (a kernel thread). */
-static bool take_regs(struct pcur *c, unsigned nr, uint64_t *abi, const uint64_t **regs)
+static bool take_regs(struct pr_cur *c, unsigned nr, uint64_t *abi, const uint64_t **regs)
 {
-	if (!take64(c, abi))
+	if (!pr_cur_u64(c, abi))
 		return false;
 	if (!*abi)
 		return true;
@@ -102,33 +86,33 @@ static bool take_regs(struct pcur *c, unsigned nr, uint64_t *abi, const uint64_t
 }
 
 /* { size, data[size], dyn_size }, or a lone size 0 without user registers. */
-static bool take_stack(struct pcur *c, struct perfring_sample *out)
+static bool take_stack(struct pr_cur *c, struct perfring_sample *out)
 {
 	uint64_t size;
 
-	if (!take64(c, &size))
+	if (!pr_cur_u64(c, &size))
 		return false;
 	if (!size)
 		return true;
-	if (size & 7 || size / 8 >= words_left(c))
+	if (size & 7 || size / 8 >= pr_cur_words(c))
 		return false;
 	out->stack_user = c->p;
 	out->stack_user_size = size;
 	c->p += size;
-	return take64(c, &out->stack_user_dyn_size) && out->stack_user_dyn_size <= size;
+	return pr_cur_u64(c, &out->stack_user_dyn_size) && out->stack_user_dyn_size <= size;
 }
 
 /* The one-u64 fields, each at its place in the order. */
-static bool take_opt(struct pcur *c, uint64_t st, uint64_t bit, uint64_t *v)
+static bool take_opt(struct pr_cur *c, uint64_t st, uint64_t bit, uint64_t *v)
 {
-	return !(st & bit) || take64(c, v);
+	return !(st & bit) || pr_cur_u64(c, v);
 }
 
-static bool take_after_raw(struct pcur *c, const struct pr_layout *l, struct perfring_sample *out)
+static bool take_after_raw(struct pr_cur *c, const struct pr_layout *l, struct perfring_sample *out)
 {
 	uint64_t st = l->sample_type;
 
-	return (!(st & PERF_SAMPLE_BRANCH_STACK) || take_branches(c, l, out)) &&
+	return (!(st & PERF_SAMPLE_BRANCH_STACK) || take_branches(c, l->branch_hw_index, out)) &&
 	       (!(st & PERF_SAMPLE_REGS_USER) ||
 		take_regs(c, l->regs_user_nr, &out->regs_user_abi, &out->regs_user)) &&
 	       (!(st & PERF_SAMPLE_STACK_USER) || take_stack(c, out)) &&
@@ -143,30 +127,13 @@ static bool take_after_raw(struct pcur *c, const struct pr_layout *l, struct per
 	       take_opt(c, st, PERF_SAMPLE_CODE_PAGE_SIZE, &out->code_page_size);
 }
 
-int pr_decode_profile(const uint8_t *p, const uint8_t *end, const struct pr_layout *l,
-		      struct perfring_sample *out)
+int pr_profile_after_raw(struct pr_cur c, const struct pr_layout *l, struct perfring_sample *out)
 {
-	struct pcur c = { p, end };
-
-	pr_profile_zero(out);
-	if ((l->sample_type & PERF_SAMPLE_READ) && !take_read(&c, l, out))
-		return -EBADMSG;
-	c.p = pr_sample_tail_at(c.p, end, l->sample_type, out);
-	if (!c.p || !take_after_raw(&c, l, out))
+	if (!take_after_raw(&c, l, out))
 		return -EBADMSG;
 	out->regs_user_nr = out->regs_user ? l->regs_user_nr : 0;
 	out->regs_intr_nr = out->regs_intr ? l->regs_intr_nr : 0;
 	return 0;
-}
-
-int pr_decode_sample_attr(const struct perf_event_header *h, const struct perf_event_attr *attr,
-			  struct perfring_sample *out)
-{
-	struct pr_layout l;
-
-	pr_layout_init(&l, attr->sample_type);
-	pr_layout_profile(&l, attr);
-	return pr_decode_sample_fast(h, &l, out);
 }
 
 PERFRING_API int perfring_sample_read_value(const struct perfring_sample *s, uint32_t i,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Decoding record bytes into samples and kernel records; the per-event layouts. */
+/* Decoding record bytes into samples and kernel records; the per-event layouts.
+ * The one sample walker: the profiler's larger parts are profile.c's leaves. */
 #include "decode/record.h"
 
 #include <errno.h>
@@ -46,28 +47,11 @@ const char *pr_sample_unsupported(uint64_t sample_type)
 	return "an unknown PERF_SAMPLE_* bit";
 }
 
-/* A bounds-checked cursor over one record's body. */
-struct cur { const uint8_t *p, *end; };
-
-static inline bool take(struct cur *c, void *dst, size_t n)
-{
-	if ((size_t)(c->end - c->p) < n)
-		return false;
-	memcpy(dst, c->p, n);
-	c->p += n;
-	return true;
-}
-
-static inline bool take_u64(struct cur *c, uint64_t *v)
-{
-	return take(c, v, sizeof(*v));
-}
-
-static inline bool take_u32x2(struct cur *c, uint32_t *a, uint32_t *b)
+static inline bool take_u32x2(struct pr_cur *c, uint32_t *a, uint32_t *b)
 {
 	uint32_t v[2];
 
-	if (!take(c, v, sizeof(v)))
+	if (!pr_cur_take(c, v, sizeof(v)))
 		return false;
 	*a = v[0];
 	*b = v[1];
@@ -87,12 +71,12 @@ bool pr_record_identifier(const struct perf_event_header *h, uint64_t *id)
 	return true;
 }
 
-static inline __attribute__((always_inline)) bool take_callchain(struct cur *c,
+static inline __attribute__((always_inline)) bool take_callchain(struct pr_cur *c,
 							    struct perfring_sample *out)
 {
 	uint64_t nr;
 
-	if (!take_u64(c, &nr) || nr > (uint64_t)(c->end - c->p) / sizeof(uint64_t))
+	if (!pr_cur_u64(c, &nr) || nr > (uint64_t)(c->end - c->p) / sizeof(uint64_t))
 		return false;
 	out->callchain = (const uint64_t *)c->p;
 	out->callchain_nr = (uint32_t)nr;
@@ -100,12 +84,12 @@ static inline __attribute__((always_inline)) bool take_callchain(struct cur *c,
 	return true;
 }
 
-static inline __attribute__((always_inline)) bool take_raw(struct cur *c,
+static inline __attribute__((always_inline)) bool take_raw(struct pr_cur *c,
 						       struct perfring_sample *out)
 {
 	uint32_t size;
 
-	if (!take(c, &size, sizeof(size)) || size > (size_t)(c->end - c->p))
+	if (!pr_cur_take(c, &size, sizeof(size)) || size > (size_t)(c->end - c->p))
 		return false;
 	out->raw = c->p;
 	out->raw_size = size;
@@ -113,10 +97,12 @@ static inline __attribute__((always_inline)) bool take_raw(struct cur *c,
 	return true;
 }
 
+/* CALLCHAIN and RAW, which follow the fixed fields (and READ): the position
+ * after them, NULL if they overrun. */
 static inline __attribute__((always_inline)) const uint8_t *
 tail_at(const uint8_t *p, const uint8_t *end, uint64_t st, struct perfring_sample *out)
 {
-	struct cur c = { p, end };
+	struct pr_cur c = { p, end };
 
 	if ((st & PERF_SAMPLE_CALLCHAIN) && !take_callchain(&c, out))
 		return NULL;
@@ -125,23 +111,30 @@ tail_at(const uint8_t *p, const uint8_t *end, uint64_t st, struct perfring_sampl
 	return c.p;
 }
 
-const uint8_t *pr_sample_tail_at(const uint8_t *p, const uint8_t *end, uint64_t st,
-				 struct perfring_sample *out)
+/* Everything after the fixed fields of a sample with the profiler's parts,
+ * which profile.c reads: READ, CALLCHAIN, RAW, then the rest in order. Out
+ * of line, so that the common path in pr_decode_sample_rest stays a leaf. */
+static __attribute__((noinline)) int decode_profile(const uint8_t *p, const uint8_t *end,
+						    const struct pr_layout *l,
+						    struct perfring_sample *out)
 {
-	return tail_at(p, end, st, out);
-}
-
-int pr_decode_sample_tail(const uint8_t *p, const uint8_t *end, uint64_t st,
-			  struct perfring_sample *out)
-{
-	return pr_sample_tail_at(p, end, st, out) ? 0 : -EBADMSG;
+	pr_profile_zero(out);
+	if (l->sample_type & PERF_SAMPLE_READ) {
+		p = pr_profile_read((struct pr_cur){ p, end }, l->read_format, out);
+		if (!p)
+			return -EBADMSG;
+	}
+	p = tail_at(p, end, l->sample_type, out);
+	if (!p)
+		return -EBADMSG;
+	return pr_profile_after_raw((struct pr_cur){ p, end }, l, out);
 }
 
 int pr_decode_sample_rest(const uint8_t *p, const uint8_t *end, const struct pr_layout *l,
 			  struct perfring_sample *out)
 {
 	if (__builtin_expect(l->sample_type & PR_SAMPLE_PROFILE, 0))
-		return pr_decode_profile(p, end, l, out);
+		return decode_profile(p, end, l, out);
 	return tail_at(p, end, l->sample_type, out) ? 0 : -EBADMSG;
 }
 
@@ -182,6 +175,16 @@ int pr_decode_sample(const struct perf_event_header *h, uint64_t st, struct perf
 	return pr_decode_sample_fast(h, &l, out);
 }
 
+int pr_decode_sample_attr(const struct perf_event_header *h, const struct perf_event_attr *attr,
+			  struct perfring_sample *out)
+{
+	struct pr_layout l;
+
+	pr_layout_init(&l, attr->sample_type);
+	pr_layout_profile(&l, attr);
+	return pr_decode_sample_fast(h, &l, out);
+}
+
 static size_t trailer_size(uint64_t st)
 {
 	return 8u * (!!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
@@ -190,7 +193,7 @@ static size_t trailer_size(uint64_t st)
 }
 
 /* The sample_id_all trailer, in the kernel's __perf_event_header__init_id order. */
-static bool decode_trailer(struct cur *c, uint64_t st, struct perfring_record *out)
+static bool decode_trailer(struct pr_cur *c, uint64_t st, struct perfring_record *out)
 {
 	uint64_t skip;
 	uint32_t cpu, res;
@@ -199,20 +202,20 @@ static bool decode_trailer(struct cur *c, uint64_t st, struct perfring_record *o
 	if (st & PERF_SAMPLE_TID)
 		ok = take_u32x2(c, &out->pid, &out->tid);
 	if (ok && (st & PERF_SAMPLE_TIME))
-		ok = take_u64(c, &out->time);
+		ok = pr_cur_u64(c, &out->time);
 	if (ok && (st & PERF_SAMPLE_ID))
-		ok = take_u64(c, &out->id);
+		ok = pr_cur_u64(c, &out->id);
 	if (ok && (st & PERF_SAMPLE_STREAM_ID))
-		ok = take_u64(c, &skip);
+		ok = pr_cur_u64(c, &skip);
 	if (ok && (st & PERF_SAMPLE_CPU))
 		ok = take_u32x2(c, &cpu, &res);
 	if (ok && (st & PERF_SAMPLE_IDENTIFIER))
-		ok = take_u64(c, &out->id);
+		ok = pr_cur_u64(c, &out->id);
 	return ok;
 }
 
 /* A NUL-terminated string that must end inside the body. */
-static bool take_str(struct cur *c, const char **s)
+static bool take_str(struct pr_cur *c, const char **s)
 {
 	const uint8_t *nul = memchr(c->p, 0, (size_t)(c->end - c->p));
 
@@ -223,25 +226,25 @@ static bool take_str(struct cur *c, const char **s)
 	return true;
 }
 
-static bool body_comm(struct cur *c, struct perfring_record *r)
+static bool body_comm(struct pr_cur *c, struct perfring_record *r)
 {
 	r->u.comm.exec = r->misc & PERF_RECORD_MISC_COMM_EXEC;
 	return take_u32x2(c, &r->u.comm.pid, &r->u.comm.tid) && take_str(c, &r->u.comm.comm);
 }
 
-static bool body_task(struct cur *c, struct perfring_record *r)
+static bool body_task(struct pr_cur *c, struct perfring_record *r)
 {
 	return take_u32x2(c, &r->u.task.pid, &r->u.task.ppid) &&
-	       take_u32x2(c, &r->u.task.tid, &r->u.task.ptid) && take_u64(c, &r->u.task.time);
+	       take_u32x2(c, &r->u.task.tid, &r->u.task.ptid) && pr_cur_u64(c, &r->u.task.time);
 }
 
-static bool body_mmap_common(struct cur *c, struct perfring_record *r)
+static bool body_mmap_common(struct pr_cur *c, struct perfring_record *r)
 {
-	return take_u32x2(c, &r->u.mmap.pid, &r->u.mmap.tid) && take_u64(c, &r->u.mmap.addr) &&
-	       take_u64(c, &r->u.mmap.len) && take_u64(c, &r->u.mmap.pgoff);
+	return take_u32x2(c, &r->u.mmap.pid, &r->u.mmap.tid) && pr_cur_u64(c, &r->u.mmap.addr) &&
+	       pr_cur_u64(c, &r->u.mmap.len) && pr_cur_u64(c, &r->u.mmap.pgoff);
 }
 
-static bool body_mmap2(struct cur *c, struct perfring_record *r)
+static bool body_mmap2(struct pr_cur *c, struct perfring_record *r)
 {
 	uint8_t bid[24];
 
@@ -251,17 +254,17 @@ static bool body_mmap2(struct cur *c, struct perfring_record *r)
 		if ((size_t)(c->end - c->p) < sizeof(bid))
 			return false;
 		r->u.mmap.build_id = c->p + 4;
-		if (!take(c, bid, sizeof(bid)) || bid[0] > 20)
+		if (!pr_cur_take(c, bid, sizeof(bid)) || bid[0] > 20)
 			return false;
 		r->u.mmap.build_id_size = bid[0];
 	} else if (!take_u32x2(c, &r->u.mmap.maj, &r->u.mmap.min) ||
-		   !take_u64(c, &r->u.mmap.ino) || !take_u64(c, &r->u.mmap.ino_generation)) {
+		   !pr_cur_u64(c, &r->u.mmap.ino) || !pr_cur_u64(c, &r->u.mmap.ino_generation)) {
 		return false;
 	}
 	return take_u32x2(c, &r->u.mmap.prot, &r->u.mmap.flags) && take_str(c, &r->u.mmap.filename);
 }
 
-static bool body_switch(struct cur *c, struct perfring_record *r)
+static bool body_switch(struct pr_cur *c, struct perfring_record *r)
 {
 	r->u.context_switch.out = r->misc & PERF_RECORD_MISC_SWITCH_OUT;
 	r->u.context_switch.preempt = r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
@@ -271,23 +274,23 @@ static bool body_switch(struct cur *c, struct perfring_record *r)
 	return true;
 }
 
-static bool body_ksymbol(struct cur *c, struct perfring_record *r)
+static bool body_ksymbol(struct pr_cur *c, struct perfring_record *r)
 {
 	uint16_t tf[2];
 
-	if (!take_u64(c, &r->u.ksymbol.addr) || !take(c, &r->u.ksymbol.len, 4) ||
-	    !take(c, tf, sizeof(tf)))
+	if (!pr_cur_u64(c, &r->u.ksymbol.addr) || !pr_cur_take(c, &r->u.ksymbol.len, 4) ||
+	    !pr_cur_take(c, tf, sizeof(tf)))
 		return false;
 	r->u.ksymbol.ksym_type = tf[0];
 	r->u.ksymbol.flags = tf[1];
 	return take_str(c, &r->u.ksymbol.name);
 }
 
-static bool body_bpf_event(struct cur *c, struct perfring_record *r)
+static bool body_bpf_event(struct pr_cur *c, struct perfring_record *r)
 {
 	uint16_t tf[2];
 
-	if (!take(c, tf, sizeof(tf)) || !take(c, &r->u.bpf_event.id, 4) ||
+	if (!pr_cur_take(c, tf, sizeof(tf)) || !pr_cur_take(c, &r->u.bpf_event.id, 4) ||
 	    (size_t)(c->end - c->p) < 8)
 		return false;
 	r->u.bpf_event.type = tf[0];
@@ -297,11 +300,11 @@ static bool body_bpf_event(struct cur *c, struct perfring_record *r)
 	return true;
 }
 
-static bool body_namespaces(struct cur *c, struct perfring_record *r)
+static bool body_namespaces(struct pr_cur *c, struct perfring_record *r)
 {
 	uint64_t nr;
 
-	if (!take_u32x2(c, &r->u.namespaces.pid, &r->u.namespaces.tid) || !take_u64(c, &nr) ||
+	if (!take_u32x2(c, &r->u.namespaces.pid, &r->u.namespaces.tid) || !pr_cur_u64(c, &nr) ||
 	    nr > (size_t)(c->end - c->p) / sizeof(struct perf_ns_link_info))
 		return false;
 	r->u.namespaces.nr = nr;
@@ -310,11 +313,11 @@ static bool body_namespaces(struct cur *c, struct perfring_record *r)
 	return true;
 }
 
-static bool body_text_poke(struct cur *c, struct perfring_record *r)
+static bool body_text_poke(struct pr_cur *c, struct perfring_record *r)
 {
 	uint16_t len[2];
 
-	if (!take_u64(c, &r->u.text_poke.addr) || !take(c, len, sizeof(len)) ||
+	if (!pr_cur_u64(c, &r->u.text_poke.addr) || !pr_cur_take(c, len, sizeof(len)) ||
 	    (size_t)len[0] + len[1] > (size_t)(c->end - c->p))
 		return false;
 	r->u.text_poke.old_len = len[0];
@@ -325,14 +328,14 @@ static bool body_text_poke(struct cur *c, struct perfring_record *r)
 	return true;
 }
 
-static bool body_aux(struct cur *c, struct perfring_record *r)
+static bool body_aux(struct pr_cur *c, struct perfring_record *r)
 {
-	return take_u64(c, &r->u.aux.aux_offset) && take_u64(c, &r->u.aux.aux_size) &&
-	       take_u64(c, &r->u.aux.flags);
+	return pr_cur_u64(c, &r->u.aux.aux_offset) && pr_cur_u64(c, &r->u.aux.aux_size) &&
+	       pr_cur_u64(c, &r->u.aux.flags);
 }
 
 /* The records the profiler asks for, and AUX and ITRACE_START. */
-static bool decode_profile_body(struct cur *c, struct perfring_record *r)
+static bool decode_profile_body(struct pr_cur *c, struct perfring_record *r)
 {
 	switch (r->type) {
 	case PERF_RECORD_KSYMBOL:
@@ -340,7 +343,7 @@ static bool decode_profile_body(struct cur *c, struct perfring_record *r)
 	case PERF_RECORD_BPF_EVENT:
 		return body_bpf_event(c, r);
 	case PERF_RECORD_CGROUP:
-		return take_u64(c, &r->u.cgroup.id) && take_str(c, &r->u.cgroup.path);
+		return pr_cur_u64(c, &r->u.cgroup.id) && take_str(c, &r->u.cgroup.path);
 	case PERF_RECORD_NAMESPACES:
 		return body_namespaces(c, r);
 	case PERF_RECORD_TEXT_POKE:
@@ -352,7 +355,7 @@ static bool decode_profile_body(struct cur *c, struct perfring_record *r)
 	}
 }
 
-static bool decode_body(struct cur *c, struct perfring_record *r)
+static bool decode_body(struct pr_cur *c, struct perfring_record *r)
 {
 	switch (r->type) {
 	case PERF_RECORD_COMM:
@@ -365,13 +368,13 @@ static bool decode_body(struct cur *c, struct perfring_record *r)
 	case PERF_RECORD_MMAP2:
 		return body_mmap2(c, r);
 	case PERF_RECORD_LOST:
-		return take_u64(c, &r->u.lost.id) && take_u64(c, &r->u.lost.lost);
+		return pr_cur_u64(c, &r->u.lost.id) && pr_cur_u64(c, &r->u.lost.lost);
 	case PERF_RECORD_LOST_SAMPLES:
-		return take_u64(c, &r->u.lost_samples.lost);
+		return pr_cur_u64(c, &r->u.lost_samples.lost);
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
-		return take_u64(c, &r->u.throttle.time) && take_u64(c, &r->u.throttle.id) &&
-		       take_u64(c, &r->u.throttle.stream_id);
+		return pr_cur_u64(c, &r->u.throttle.time) && pr_cur_u64(c, &r->u.throttle.id) &&
+		       pr_cur_u64(c, &r->u.throttle.stream_id);
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		return body_switch(c, r);
@@ -400,7 +403,7 @@ int pr_decode_record(const struct perf_event_header *h, uint64_t st, struct perf
 {
 	const uint8_t *b = (const uint8_t *)h;
 	size_t tsz = trailer_size(st);
-	struct cur body, trailer;
+	struct pr_cur body, trailer;
 
 	memset(&out->u, 0, sizeof(out->u));
 	out->type = h->type;
@@ -413,8 +416,8 @@ int pr_decode_record(const struct perf_event_header *h, uint64_t st, struct perf
 		return -ENOMSG;
 	if (h->size < sizeof(*h) + tsz)
 		return -EBADMSG;
-	body = (struct cur){ b + sizeof(*h), b + h->size - tsz };
-	trailer = (struct cur){ body.end, b + h->size };
+	body = (struct pr_cur){ b + sizeof(*h), b + h->size - tsz };
+	trailer = (struct pr_cur){ body.end, b + h->size };
 	if (!decode_trailer(&trailer, st, out) || !decode_body(&body, out))
 		return -EBADMSG;
 	return 0;

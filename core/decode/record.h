@@ -3,30 +3,14 @@
 #ifndef PR_RECORD_H
 #define PR_RECORD_H
 
+#include "decode/layout.h"
+#include "decode/profile.h"
+
 #include <perfring/perfring.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
-
-/* The sample_type bits the decoder understands. */
-#define PR_SAMPLE_SUPPORTED                                                          \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |  \
-	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |   \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
-
-/* The profiler's sample_type bits (decode/profile.c): variable-size parts
- * sized by attr fields beyond sample_type, decoded after the fixed fields. */
-#define PR_SAMPLE_PROFILE                                                            \
-	(PERF_SAMPLE_READ | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER |          \
-	 PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT |      \
-	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_REGS_INTR |       \
-	 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |      \
-	 PERF_SAMPLE_CODE_PAGE_SIZE)
-
-/* Bits forced on every event so records of one ring can be told apart and timed. */
-#define PR_SAMPLE_FORCED                                                             \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
 /* Name of the lowest unsupported bit in sample_type, or NULL if all are. */
 const char *pr_sample_unsupported(uint64_t sample_type);
@@ -35,46 +19,8 @@ const char *pr_sample_unsupported(uint64_t sample_type);
  * record (sample_id_all). false if the record is too short to hold it. */
 bool pr_record_identifier(const struct perf_event_header *h, uint64_t *id);
 
-/* Where each fixed-size field of a sample sits, worked out once per event
- * from its sample_type so the per-record decode is loads, not a walk.
- * Offsets are from the end of the header; -1 = absent. */
-struct pr_layout {
-	uint64_t sample_type;
-	uint16_t fixed;         /* bytes of the fixed-size fields */
-	uint8_t shape;          /* enum pr_shape */
-	int16_t id, ip, tid, time, addr, stream_id, cpu, period;
-	/* What sizes the profiler's parts (pr_layout_profile; 0 without them). */
-	uint8_t sb_shape;       /* shape, or PR_SB_PROFILE with them (read/fast.h) */
-	uint64_t read_format;
-	uint8_t regs_user_nr, regs_intr_nr;
-	bool branch_hw_index;
-};
-
+/* l for sample_type: its fixed fields' offsets and shape (decode/layout.h). */
 void pr_layout_init(struct pr_layout *l, uint64_t sample_type);
-
-static inline uint64_t pr_ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint32_t pr_ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint64_t pr_opt64(const uint8_t *b, int16_t off)
-{
-	return off >= 0 ? pr_ld64(b + off) : 0;
-}
-
-/* The profiler's parts of ev's attr into l, after pr_layout_init. */
-void pr_layout_profile(struct pr_layout *l, const struct perf_event_attr *attr);
 
 /* Zeroes the profiler's fields of out (a sample without them), in 16-byte
  * stores: gcc makes a memset of this size a rep stos, which costs more. */
@@ -90,44 +36,14 @@ static inline void pr_profile_zero(struct perfring_sample *out)
 		*(pr_v16 *)(p + i) = (pr_v16){ 0, 0 };
 }
 
-/* Everything after the fixed fields of a sample whose type has a
- * PR_SAMPLE_PROFILE bit: READ, CALLCHAIN, RAW, then the rest in order. */
-int pr_decode_profile(const uint8_t *p, const uint8_t *end, const struct pr_layout *l,
-		      struct perfring_sample *out);
-
 /* A sample decoded with the layout of attr (tests, fuzzing). */
 int pr_decode_sample_attr(const struct perf_event_header *h, const struct perf_event_attr *attr,
 			  struct perfring_sample *out);
 
-/* CALLCHAIN and RAW from p: the position after them, NULL if they overrun. */
-const uint8_t *pr_sample_tail_at(const uint8_t *p, const uint8_t *end, uint64_t st,
-				 struct perfring_sample *out);
-
-/* What follows the fixed fields: CALLCHAIN and RAW, or with the profiler's
- * parts pr_decode_profile. */
+/* What follows the fixed fields: CALLCHAIN and RAW, and with a
+ * PR_SAMPLE_PROFILE bit the profiler's parts around them, in order. */
 int pr_decode_sample_rest(const uint8_t *p, const uint8_t *end, const struct pr_layout *l,
 			  struct perfring_sample *out);
-
-/* CALLCHAIN and RAW, which follow the fixed fields. */
-int pr_decode_sample_tail(const uint8_t *p, const uint8_t *end, uint64_t st,
-			  struct perfring_sample *out);
-
-#define PR_SAMPLE_TRACEPOINT (PR_SAMPLE_FORCED | PERF_SAMPLE_RAW)
-
-/* Sample types decoded with constant offsets: the forced fields alone, or
- * with RAW (a tracepoint). By far the most common samples. */
-enum pr_shape { PR_SHAPE_ANY, PR_SHAPE_FORCED, PR_SHAPE_TRACEPOINT };
-
-/* A pr_sbuf's view of a general layout with the profiler's parts: the only
- * decode that leaves them non-zero (a pr_layout's sb_shape, not its shape). */
-#define PR_SB_PROFILE 3
-
-static inline enum pr_shape pr_shape_of(uint64_t sample_type)
-{
-	if (sample_type == PR_SAMPLE_FORCED)
-		return PR_SHAPE_FORCED;
-	return sample_type == PR_SAMPLE_TRACEPOINT ? PR_SHAPE_TRACEPOINT : PR_SHAPE_ANY;
-}
 
 /* The bytes of a fixed-shape sample before its RAW payload: header,
  * IDENTIFIER, TID, TIME, CPU (and RAW's u32 size for a tracepoint). */
