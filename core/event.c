@@ -97,7 +97,7 @@ static int register_event(struct pr_registry *r, struct perfring_event *ev,
 }
 
 /* A PERF_SAMPLE_READ block always names its counters and their drops, and
- * every fd's read gives its drops (kernel/lost.c, R4): ID and LOST. */
+ * every fd's read gives its drops (rings/lost.c, R4): ID and LOST. */
 void pr_event_force_read(struct perf_event_attr *a)
 {
 	if (a->sample_type & PERF_SAMPLE_READ)
@@ -204,9 +204,10 @@ int pr_add_tracepoint(struct pr_registry *r, const char *system, const char *nam
 	return register_event(r, ev, out);
 }
 
-/* R12: Linux fills a software overflow's sample ID and TIME once and reuses
- * them for every event of that kind on the CPU, so a second one would get
- * the first one's samples, or have them decoded with its layout. */
+/* R12 (docs/RULES.md): Linux fills a software overflow's sample ID and
+ * TIME once and reuses them for every event of that kind on the CPU, so a
+ * second one would get the first one's samples, or have them decoded with
+ * its layout. */
 static int check_kind_free(struct pr_registry *r, const struct perf_event_attr *a,
 			   const char *call)
 {

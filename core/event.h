@@ -12,7 +12,7 @@
 
 enum pr_ev_kind { PR_EV_TRACEPOINT, PR_EV_SOFTWARE, PR_EV_ATTR, PR_EV_BPF };
 
-/* A BPF output event's map (core/bpf.c): our own fd of it, and the
+/* A BPF output event's map (features/bpf_output.c): our own fd of it, and the
  * entries this session wrote (key = CPU, value = that CPU's event fd, which
  * the CPU's ring owns), to delete at free. */
 struct pr_bpf_entry {
@@ -58,7 +58,7 @@ struct perfring_event {
 };
 
 /* Whether the sink passes on a decoded record: all but a KSYMBOL that only
- * came to carry CGROUP or NAMESPACES records (kernel/open.c). */
+ * came to carry CGROUP or NAMESPACES records (rings/open.c). */
 static inline bool pr_sink_wants(const struct pr_sink *k, uint32_t type)
 {
 	return type != PERF_RECORD_KSYMBOL || (k->mask & PERFRING_REC_KSYMBOL);
@@ -83,7 +83,7 @@ void pr_event_force_attr(struct perf_event_attr *a);
 	 PERF_FORMAT_GROUP | PERF_FORMAT_LOST)
 
 /* A PERF_SAMPLE_READ event's read_format gets ID and LOST; other events
- * are opened with the library's own (kernel/open.c). */
+ * are opened with the library's own (rings/open.c). */
 void pr_event_force_read(struct perf_event_attr *a);
 
 /* The public add calls, on a registry (the session's wrappers check s). */

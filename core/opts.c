@@ -193,11 +193,26 @@ static int check_overwrite(const struct perfring_opts *o)
 		      "it 0", name);
 }
 
+/* Hotplug follows every possible CPU; a recorder is read only by
+ * snapshots, never where changes are made. */
+static int check_follow(const struct perfring_opts *o)
+{
+	if (!o->follow_hotplug)
+		return 0;
+	if (o->cpus)
+		return pr_err(NULL, -EINVAL, "opts.follow_hotplug needs opts.cpus NULL: a chosen "
+			      "list of CPUs is not followed");
+	if (o->overwrite)
+		return pr_err(NULL, -EINVAL, "opts.follow_hotplug and opts.overwrite exclude each "
+			      "other: a flight recorder's rings are read only by snapshots");
+	return 0;
+}
+
 int pr_opts_check(struct perfring_opts *o, size_t page, uint64_t *data_size)
 {
 	int err;
 
-	if ((err = check_overwrite(o)))
+	if ((err = check_overwrite(o)) || (err = check_follow(o)))
 		return err;
 
 	if (o->pid < 0)

@@ -2,7 +2,6 @@
 /* The public parse calls: one CPU (push, pull or batch pull), or all CPUs in time order. */
 #include "session.h"
 #include "snapshot.h"
-#include "hotplug.h"
 #include "read/deliver.h"
 #include "read/drain.h"
 #include "read/merge.h"
@@ -98,7 +97,7 @@ PERFRING_API int perfring_cpu_next(struct perfring_session *s, int cpu,
 		return err;
 	if (!sample || !rec)
 		return pr_null(&s->err, __func__, sample ? "rec" : "sample");
-	if (!pr_take_pull(c, me))
+	if (!pr_claim_pull(c, me))
 		return busy(s, cpu);
 	pr_session_enter(s);
 	if (!c->pulling) {
@@ -116,7 +115,7 @@ PERFRING_API int perfring_cpu_commit(struct perfring_session *s, int cpu)
 
 	if (err)
 		return err;
-	if (!pr_take_pull(c, me))
+	if (!pr_claim_pull(c, me))
 		return busy(s, cpu);
 	end_pull(c);
 	return 0;
@@ -158,7 +157,7 @@ PERFRING_API int perfring_cpu_pull_opts(struct perfring_session *s, int cpu,
 	if (!max)
 		return pr_err(&s->err, -EINVAL, "perfring_cpu_pull: max is 0; give room for "
 			      "at least one item");
-	if (!pr_take_pull(c, me))
+	if (!pr_claim_pull(c, me))
 		return busy(s, cpu);
 	pr_session_enter(s);
 	n = pr_pull_batch(c, items, max < INT_MAX ? max : INT_MAX,
@@ -188,7 +187,7 @@ PERFRING_API int perfring_session_parse_all(struct perfring_session *s)
 	if ((n = pr_overwrite_refuse(s, __func__)))
 		return n;
 	pr_session_enter(s);
-	k = pr_hotplug_tick(s);
+	k = pr_session_tick(s);
 	n = pr_merge_parse(s->merge, NULL);
 	if (n == -EBUSY)
 		pr_session_busy(s);

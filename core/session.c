@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The session's lifecycle (new, start, stop, free), its CPU set and fds,
- * and the public calls that add events to its registry. */
+/* What the session's parts share: its CPUs' fds and rings, the features'
+ * hooks run on every CPU change, attachments, its end in pid mode, the
+ * deferred free (R7), and the read-only public calls. */
 #include "session.h"
-#include "bpf.h"
-#include "hotplug.h"
-#include "opts.h"
+#include "feature.h"
 #include "read/merge.h"
-#include "kernel/cpulist.h"
-#include "kernel/lost.h"
 #include "base/sys.h"
 
 #include <errno.h>
@@ -18,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* struct perfring_opts as 0.1 published it: up to flush_ms. */
-#define PR_OPTS_V01_SZ offsetof(struct perfring_opts, enable_on_exec)
+#define EACH_FEATURE(s, f) \
+	for (const struct pr_feature *const *f = (s)->features; f && *f; f++)
 
 static bool process_is_zombie(pid_t pid)
 {
@@ -33,40 +30,7 @@ static bool process_is_zombie(pid_t pid)
 	return z;
 }
 
-PERFRING_API int perfring_session_new(const struct perfring_opts *opts,
-				      struct perfring_session **out)
-{
-	struct perfring_session *s;
-	int err;
-
-	if (!out)
-		return pr_null(NULL, __func__, "out");
-	*out = NULL;
-	s = pr_calloc(1, sizeof(*s));
-	if (!s)
-		return pr_err(NULL, -ENOMEM, "out of memory allocating a session");
-	if (!opts)
-		s->o.sz = sizeof(s->o);
-	s->page_size = (size_t)sysconf(_SC_PAGESIZE);
-	if ((err = pr_opts_copy(NULL, "perfring_opts", &s->o, sizeof(s->o), PR_OPTS_V01_SZ, opts)) ||
-	    (err = pr_opts_check(&s->o, s->page_size, &s->data_size)) ||
-	    (err = pr_opts_cpus(&s->o, &s->cpus, &s->ncpu)) || (err = pr_hotplug_new(s)) ||
-	    (err = pr_session_cgroup(s))) {
-		pr_hotplug_free(s);
-		free(s->cpus);
-		free(s);
-		return err;
-	}
-	s->o.cpus = NULL;
-	s->o.cpu_cnt = s->ncpu;
-	s->reg.err = &s->err;
-	s->pidfd = -1;
-	*out = s;
-	return 0;
-}
-
-/* Lets go of the rings: merge, fds, mappings. */
-static void close_rings(struct perfring_session *s)
+void pr_session_close_rings(struct perfring_session *s)
 {
 	pr_merge_free(s->merge);
 	pr_close_cpus(s->cpu, s->ncpu);
@@ -75,6 +39,7 @@ static void close_rings(struct perfring_session *s)
 	s->merge = NULL;
 	s->cpu = NULL;
 	s->fds = NULL;
+	s->nfds = 0;
 }
 
 static void session_free(struct perfring_session *s)
@@ -85,9 +50,13 @@ static void session_free(struct perfring_session *s)
 		s->attached = a->next;
 		a->release(a);
 	}
-	pr_bpf_unmap(s);
-	close_rings(s);
-	pr_hotplug_free(s);
+	EACH_FEATURE(s, f)
+		if ((*f)->unmap)
+			(*f)->unmap(s);
+	pr_session_close_rings(s);
+	EACH_FEATURE(s, f)
+		if ((*f)->fini)
+			(*f)->fini(s);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	pr_registry_free(&s->reg);
@@ -151,6 +120,104 @@ int pr_session_busy(struct perfring_session *s)
 		      "parse, or by another thread): a merged parse needs every ring");
 }
 
+void pr_session_fds_update(struct perfring_session *s)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < s->ncpu; i++)
+		if (pr_cpu_on(&s->cpu[i]))
+			s->fds[k++] = (struct perfring_cpu_fd){ s->cpu[i].cpu, s->cpu[i].leader_fd };
+	s->nfds = k;
+}
+
+void pr_session_cpu_down(struct perfring_session *s, struct pr_cpu *c)
+{
+	EACH_FEATURE(s, f)
+		if ((*f)->cpu_down)
+			(*f)->cpu_down(s, c);
+}
+
+int pr_session_cpu_up(struct perfring_session *s, struct pr_cpu *c)
+{
+	const struct pr_feature *const *done;
+	int err;
+
+	EACH_FEATURE(s, f) {
+		if (!(*f)->cpu_up || !(err = (*f)->cpu_up(s, c)))
+			continue;
+		for (done = s->features; done != f; done++)
+			if ((*done)->cpu_down)
+				(*done)->cpu_down(s, c);
+		return err;
+	}
+	return 0;
+}
+
+int pr_session_tick(struct perfring_session *s)
+{
+	int n = 0, k;
+
+	EACH_FEATURE(s, f) {
+		if (!(*f)->tick)
+			continue;
+		if ((k = (*f)->tick(s)) == -ECANCELED)
+			return k;
+		n += k > 0 ? k : 0;
+	}
+	return n;
+}
+
+int pr_session_rings(struct perfring_session *s, struct pr_cpu *cpu)
+{
+	size_t i;
+
+	s->cpu = cpu;
+	s->fds = pr_calloc(s->ncpu ? s->ncpu : 1, sizeof(*s->fds));
+	s->merge = s->fds ? pr_merge_new(s->cpu, (uint32_t)s->ncpu) : NULL;
+	if (!s->merge)
+		return pr_err(&s->err, -ENOMEM, "out of memory for %zu CPUs", s->ncpu);
+	for (i = 0; i < s->ncpu; i++)
+		s->cpu[i].sink = &s->reg.sink;
+	pr_session_fds_update(s);
+	return 0;
+}
+
+int pr_session_adopt(struct perfring_session *s, struct pr_cpu *cpu, size_t n)
+{
+	size_t i;
+	int *cpus = pr_calloc(n ? n : 1, sizeof(*cpus));
+	int err;
+
+	if (!cpus)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		cpus[i] = cpu[i].cpu;
+		cpu[i].state = PR_CPU_ON; /* read from memory: on, without fds */
+	}
+	free(s->cpus);
+	s->cpus = cpus;
+	s->ncpu = s->o.cpu_cnt = n;
+	if ((err = pr_session_rings(s, cpu))) {
+		s->cpu = NULL; /* still the caller's */
+		pr_session_close_rings(s);
+		return err;
+	}
+	s->reg.frozen = true;
+	s->state = PR_STARTED;
+	return 0;
+}
+
+void pr_session_plan(const struct perfring_session *s, struct pr_plan *p)
+{
+	*p = (struct pr_plan){
+		.events = s->reg.events, .nevents = s->reg.nevents, .sink = &s->reg.sink,
+		.pid = s->o.pid, .ring_pages = s->o.ring_pages, .page_size = s->page_size,
+		.wakeup_watermark = s->o.wakeup_watermark, .wakeup_events = s->o.wakeup_events,
+		.enable_on_exec = s->o.enable_on_exec != 0, .cgroup_fd = s->cgroup_fd,
+		.overwrite = s->o.overwrite != 0,
+	};
+}
+
 PERFRING_API const char *perfring_session_last_error(const struct perfring_session *s)
 {
 	return s ? s->err.msg : pr_err_thread();
@@ -161,7 +228,7 @@ PERFRING_API size_t perfring_session_fds(const struct perfring_session *s,
 {
 	if (out)
 		*out = s ? s->fds : NULL;
-	return s && s->fds ? pr_session_nfds(s) : 0;
+	return s && s->fds ? s->nfds : 0;
 }
 
 PERFRING_API int perfring_session_fd_for_cpu(const struct perfring_session *s, int cpu)
@@ -190,170 +257,14 @@ PERFRING_API int perfring_session_cpu_stats(const struct perfring_session *s, in
 	return 0;
 }
 
-void pr_session_plan(const struct perfring_session *s, struct pr_plan *p)
+PERFRING_API struct perfring_event *perfring_session_event_of_id(const struct perfring_session *s,
+								 int cpu, uint64_t id)
 {
-	*p = (struct pr_plan){
-		.events = s->reg.events, .nevents = s->reg.nevents, .sink = &s->reg.sink,
-		.pid = s->o.pid, .ring_pages = s->o.ring_pages, .page_size = s->page_size,
-		.wakeup_watermark = s->o.wakeup_watermark, .wakeup_events = s->o.wakeup_events,
-		.enable_on_exec = s->o.enable_on_exec != 0, .cgroup_fd = s->cgroup_fd,
-		.overwrite = s->o.overwrite != 0,
-	};
-}
+	const struct pr_idmap *m;
+	int i;
 
-/* The CPU slots, their fd list and the merge over them. */
-static int make_rings(struct perfring_session *s, struct pr_cpu *cpu)
-{
-	size_t i;
-
-	s->cpu = cpu;
-	s->fds = pr_calloc(s->ncpu ? s->ncpu : 1, sizeof(*s->fds));
-	s->merge = s->fds ? pr_merge_new(s->cpu, (uint32_t)s->ncpu) : NULL;
-	if (!s->merge)
-		return pr_err(&s->err, -ENOMEM, "out of memory for %zu CPUs", s->ncpu);
-	for (i = 0; i < s->ncpu; i++) {
-		s->cpu[i].sink = &s->reg.sink;
-		s->fds[i] = (struct perfring_cpu_fd){ s->cpu[i].cpu, s->cpu[i].leader_fd };
-	}
-	pr_hotplug_fds(s);
-	return 0;
-}
-
-static int open_rings(struct perfring_session *s)
-{
-	struct pr_cpu *cpu = pr_calloc(s->ncpu ? s->ncpu : 1, sizeof(*cpu));
-	struct pr_plan p;
-	size_t i;
-	int err;
-
-	if (!cpu)
-		return pr_err(&s->err, -ENOMEM, "out of memory for %zu CPUs", s->ncpu);
-	for (i = 0; i < s->ncpu; i++)
-		cpu[i].cpu = s->cpus[i];
-	pr_session_plan(s, &p);
-	if ((err = s->hp ? pr_hotplug_open(s, cpu, &p) : pr_open_cpus(&p, cpu, s->ncpu, &s->err))) {
-		free(cpu);
-		return err;
-	}
-	/* With enable_on_exec the kernel enables them at the process's execve. */
-	if ((err = make_rings(s, cpu)) || (err = pr_bpf_start(s, cpu)) ||
-	    (!s->o.enable_on_exec && (err = pr_enable_cpus(s->cpu, s->ncpu, true, &s->err))) ||
-	    (s->o.enable_on_exec && (err = pr_bpf_enable(s)))) {
-		pr_bpf_unmap(s);
-		close_rings(s);
-	}
-	return err;
-}
-
-int pr_session_adopt(struct perfring_session *s, struct pr_cpu *cpu, size_t n)
-{
-	size_t i;
-	int *cpus = pr_calloc(n ? n : 1, sizeof(*cpus));
-	int err;
-
-	if (!cpus)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		cpus[i] = cpu[i].cpu;
-	free(s->cpus);
-	s->cpus = cpus;
-	s->ncpu = s->o.cpu_cnt = n;
-	if ((err = make_rings(s, cpu))) {
-		s->cpu = NULL; /* still the caller's */
-		close_rings(s);
-		return err;
-	}
-	s->reg.frozen = true;
-	s->state = PR_STARTED;
-	return 0;
-}
-
-/* After a stop: the same events, rings and stats, enabled again (R11). A
- * failure leaves every event disabled, the session stopped. */
-static int restart(struct perfring_session *s)
-{
-	struct pr_errbuf undo;
-	int err = pr_enable_cpus(s->cpu, s->ncpu, true, &s->err);
-
-	if (err) {
-		pr_enable_cpus(s->cpu, s->ncpu, false, &undo);
-		return err;
-	}
-	s->state = PR_STARTED;
-	return 0;
-}
-
-PERFRING_API int perfring_session_start(struct perfring_session *s)
-{
-	int err;
-
-	if (!s)
-		return pr_null(NULL, __func__, "s");
-	if (s->state == PR_STARTED)
-		return pr_err(&s->err, -EBUSY, "perfring_session_start: already started");
-	if (s->state == PR_STOPPED)
-		return restart(s);
-	if (!s->reg.nevents && !s->reg.sink.fn)
-		return pr_err(&s->err, -EINVAL, "perfring_session_start: no events added and no "
-			      "record callback set");
-	if ((err = pr_bpf_check(s)) || (err = open_rings(s)))
-		return err;
-	/* R2: the end of a pid-mode session is the process's, which a pidfd
-	 * tells; without one (an old kernel) kill(2) and /proc do. */
-	if (s->o.pid > 0 && s->pidfd < 0)
-		s->pidfd = pr_pidfd_open(s->o.pid);
-	s->reg.frozen = true;
-	s->state = PR_STARTED;
-	return 0;
-}
-
-PERFRING_API int perfring_session_stop(struct perfring_session *s)
-{
-	int err;
-
-	if (!s)
-		return pr_null(NULL, __func__, "s");
-	if (s->state != PR_STARTED)
-		return pr_err(&s->err, -EINVAL, "perfring_session_stop: the session is not running");
-	if ((err = pr_enable_cpus(s->cpu, s->ncpu, false, &s->err)))
-		return err;
-	pr_lost_due(s->cpu, s->ncpu);
-	s->state = PR_STOPPED;
-	return 0;
-}
-
-PERFRING_API int perfring_session_add_tracepoint(struct perfring_session *s, const char *system,
-						 const char *name, struct perfring_event **out)
-{
-	return s ? pr_add_tracepoint(&s->reg, system, name, out) : pr_null(NULL, __func__, "s");
-}
-
-PERFRING_API int perfring_session_add_software_opts(struct perfring_session *s,
-						    enum perfring_software kind,
-						    const struct perfring_software_opts *opts,
-						    struct perfring_event **out)
-{
-	return s ? pr_add_software(&s->reg, kind, opts, out) : pr_null(NULL, __func__, "s");
-}
-
-PERFRING_API int perfring_session_add_software(struct perfring_session *s,
-					       enum perfring_software kind, uint64_t period,
-					       struct perfring_event **out)
-{
-	struct perfring_software_opts o = { .sz = sizeof(o), .period = period };
-
-	return perfring_session_add_software_opts(s, kind, &o, out);
-}
-
-PERFRING_API int perfring_session_add_attr(struct perfring_session *s,
-					   const struct perf_event_attr *attr,
-					   struct perfring_event **out)
-{
-	return s ? pr_add_attr(&s->reg, attr, out) : pr_null(NULL, __func__, "s");
-}
-
-PERFRING_API int perfring_session_set_record_callback(struct perfring_session *s, uint32_t mask,
-						      perfring_record_fn fn, void *ctx)
-{
-	return s ? pr_set_record_callback(&s->reg, mask, fn, ctx) : pr_null(NULL, __func__, "s");
+	if (!s || (i = pr_cpu_index(s, cpu)) < 0)
+		return NULL;
+	m = pr_cpu_find_id(&s->cpu[i], id);
+	return m ? m->ev : NULL;
 }

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* The session: its options, its CPU set, its events, its rings and its
- * lifecycle. Each part's rules live with that part; this only holds them. */
+/* The session: its options, its CPU set, its events, its rings, and the
+ * services its features and parses use (session.c); its public lifecycle is
+ * lifecycle.c. Each part's rules live with that part; this only holds them. */
 #ifndef PR_SESSION_H
 #define PR_SESSION_H
 
 #include "base/err.h"
 #include "event.h"
 #include "kernel/cpulist.h"
-#include "kernel/open.h"
+#include "rings/open.h"
 #include "read/cpu.h"
 
 #include <perfring/perfring.h>
@@ -15,6 +16,7 @@
 struct pr_merge;
 struct pr_snap;
 struct pr_hotplug;
+struct pr_feature;
 
 enum pr_state { PR_NEW, PR_STARTED, PR_STOPPED };
 
@@ -40,11 +42,13 @@ struct perfring_session {
 	enum pr_state state;
 	struct pr_registry reg;
 	struct pr_cpu *cpu;         /* ncpu, set at start */
-	struct perfring_cpu_fd *fds;
+	struct perfring_cpu_fd *fds; /* the CPUs on, in order */
+	size_t nfds;
 	struct pr_merge *merge;     /* time order over every CPU */
+	const struct pr_feature *const *features; /* feature.c's rows */
 	struct pr_attachment *attached;
 	int pidfd;                  /* pid mode: readable once the process exited; -1 */
-	int cgroup_fd;              /* opts.cgroup's directory (profile.c); -1 */
+	int cgroup_fd;              /* opts.cgroup's directory (features/cgroup.c); -1 */
 	int depth;                  /* R7: parses in progress, from any thread */
 	bool closing;               /* R7: freed inside one of them: free at the last */
 	struct pr_errbuf err;
@@ -75,12 +79,33 @@ static inline int pr_cpu_index(const struct perfring_session *s, int cpu)
 	return s->cpu ? pr_cpulist_find(s->cpus, s->ncpu, cpu) : -1;
 }
 
-/* Opens opts.cgroup's directory into s->cgroup_fd (-1 without one), held
- * until s is freed; the sentence names the path. 0 or -errno. */
-int pr_session_cgroup(struct perfring_session *s);
-
 /* The session's opening plan (for pr_open_attr in tests). */
 void pr_session_plan(const struct perfring_session *s, struct pr_plan *p);
+
+/* Whether s->cpu[idx] is on (read/cpu.h's pr_cpu_on). */
+static inline bool pr_session_cpu_on(const struct perfring_session *s, size_t idx)
+{
+	return pr_cpu_on(&s->cpu[idx]);
+}
+
+/* s->fds from the CPUs on now (after start and each change). */
+void pr_session_fds_update(struct perfring_session *s);
+
+/* A following session's CPU c opened again (before it is enabled): every
+ * feature's cpu_up; on a failure those done are undone. / c is about to
+ * close: every feature's cpu_down. */
+int pr_session_cpu_up(struct perfring_session *s, struct pr_cpu *c);
+void pr_session_cpu_down(struct perfring_session *s, struct pr_cpu *c);
+
+/* Every feature's tick (parse_all, the sleep-polling wait): as its hooks. */
+int pr_session_tick(struct perfring_session *s);
+
+/* The slots, their fd list and the merge over cpu (s takes it); at start
+ * and for adopted rings. 0 or -ENOMEM with the sentence. */
+int pr_session_rings(struct perfring_session *s, struct pr_cpu *cpu);
+
+/* Lets go of the rings: merge, fds, mappings. */
+void pr_session_close_rings(struct perfring_session *s);
 
 /* Starts s on rings someone else built (a test's synthetic ones): takes
  * cpu[0..n), which must be sorted by CPU and calloc'ed, instead of opening

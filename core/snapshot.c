@@ -4,7 +4,7 @@
  * first through the merge, as a parse_all over forward rings. */
 #include "snapshot.h"
 #include "kernel/backward.h"
-#include "kernel/settle.h"
+#include "kernel/visit.h"
 #include "kernel/tail.h"
 #include "read/deliver.h"
 #include "read/merge.h"
@@ -113,14 +113,14 @@ static int pause_rings(struct perfring_session *s, unsigned long on)
 
 	for (i = 0; i < s->ncpu; i++) {
 		fd = s->cpu[i].leader_fd;
-		if (fd < 0 || pr_ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, on) == 0)
+		if (!pr_cpu_on(&s->cpu[i]) || pr_ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, on) == 0)
 			continue;
 		err = pr_err(&s->err, -errno, "ioctl(PERF_EVENT_IOC_PAUSE_OUTPUT, %lu) on CPU %d: %s",
 			     on, s->cpu[i].cpu, perfring_strerror(-errno));
 		if (!on)
 			continue; /* resume the others all the same */
 		for (j = 0; j < i; j++)
-			if (s->cpu[j].leader_fd >= 0)
+			if (pr_cpu_on(&s->cpu[j]))
 				pr_ioctl(s->cpu[j].leader_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
 		return err;
 	}
@@ -134,9 +134,9 @@ static uint64_t head_of(const struct pr_ring *k)
 }
 
 /* While paused: the bytes written since the last snapshot, at most a ring.
- * settled: the writers were waited out since the pause, so no record is half
- * written; else what the kernel wrote during the copy is left out. */
-static void copy_ring(const struct pr_ring *k, struct snap_cpu *sc, bool settled)
+ * writers_done: the writers were waited out since the pause, so no record
+ * is half written; else what the kernel wrote during the copy is left out. */
+static void copy_ring(const struct pr_ring *k, struct snap_cpu *sc, bool writers_done)
 {
 	uint64_t d;
 
@@ -145,7 +145,7 @@ static void copy_ring(const struct pr_ring *k, struct snap_cpu *sc, bool settled
 	pr_bwd_copy_out(k->data, k->size, sc->head, sc->since < k->size ? sc->since : k->size,
 			sc->raw);
 	sc->room = k->size;
-	if (!settled) {
+	if (!writers_done) {
 		d = sc->head - head_of(k);
 		sc->room = d >= k->size ? 0 : k->size - d;
 	}
@@ -171,9 +171,9 @@ static bool any_new(struct perfring_session *s, struct pr_snap *p)
 
 /* Paused for the copy only: records the kernel makes meanwhile are dropped
  * and counted by it as lost (a LOST record after the resume). */
-static int take(struct perfring_session *s, struct pr_snap *p, uint32_t wait)
+static int pause_and_copy(struct perfring_session *s, struct pr_snap *p, uint32_t wait)
 {
-	bool settled;
+	bool writers_done;
 	size_t i;
 	int err;
 
@@ -182,13 +182,13 @@ static int take(struct perfring_session *s, struct pr_snap *p, uint32_t wait)
 	if ((err = pause_rings(s, 1)))
 		return err;
 	/* Every writer that passed the kernel's paused check is inside an RCU
-	 * read section, on its ring's CPU with preemption off (kernel/settle.c):
+	 * read section, on its ring's CPU with preemption off (kernel/visit.c):
 	 * after a grace period, or once this thread has run on each CPU, each
 	 * has published its record. */
-	settled = (wait == PERFRING_SNAPSHOT_WAIT_VISIT &&
-		   pr_settle_by_visit(s->cpus, s->ncpu) == 0) || pr_membarrier_global() == 0;
+	writers_done = (wait == PERFRING_SNAPSHOT_WAIT_VISIT &&
+			pr_visit_cpus(s->cpus, s->ncpu) == 0) || pr_membarrier_global() == 0;
 	for (i = 0; i < s->ncpu; i++)
-		copy_ring(&s->cpu[i].ring, &p->cpu[i], settled);
+		copy_ring(&s->cpu[i].ring, &p->cpu[i], writers_done);
 	return pause_rings(s, 0);
 }
 
@@ -329,7 +329,7 @@ static int snapshot(struct perfring_session *s, struct pr_snap *p,
 
 	if (p->pending && ((n = deliver(s, p, &stopped)) < 0 || stopped))
 		return n;
-	if ((err = take(s, p, o->wait)))
+	if ((err = pause_and_copy(s, p, o->wait)))
 		return err;
 	for (i = 0; i < s->ncpu; i++)
 		find_records(&s->cpu[i], &p->cpu[i]);

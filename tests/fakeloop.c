@@ -42,6 +42,10 @@ static void destroy(void *loop)
 	struct fakeloop *l = loop;
 
 	l->destroys++;
+	if (l->in_destroy)
+		l->in_destroy(l);
+	if (l->late_destroyed)
+		return;
 	l->destroyed = true;
 	perfring_reactor_destroyed(l->r);
 }

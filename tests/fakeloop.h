@@ -21,6 +21,10 @@ struct fakeloop {
 	int destroys;
 	bool destroyed;             /* destroy() called perfring_reactor_destroyed */
 	int fail_watch;             /* non-zero: the watch(on) with this number fails */
+	/* destroy() returns without calling perfring_reactor_destroyed, as
+	 * uv_close finishes later: the test calls it. */
+	bool late_destroyed;
+	void (*in_destroy)(struct fakeloop *l);  /* called first in destroy() */
 };
 
 extern const struct perfring_loop_ops fakeloop_ops;

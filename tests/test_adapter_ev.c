@@ -72,9 +72,9 @@ static bool run_to_end(struct ev_loop *loop)
 /* Runs the loop until the adapter's attach drain has passed over all `slots`
  * (it runs after libev registered the fds), so later records can only come
  * through readiness or the flush timer. */
-/* Until the attach drain has run and the reactor's two settle turns (idle
+/* Until the attach drain has run and the reactor's two catch-up turns (idle
  * callbacks after libev registered the fds) are done. */
-static void settle(struct ev_loop *loop, const struct perfring_session *s, uint64_t slots)
+static void catch_up(struct ev_loop *loop, const struct perfring_session *s, uint64_t slots)
 {
 	for (int i = 0; i < 100 && (totals(s).flushes < slots || ev_pending_count(loop) ||
 				    i < 3); i++)
@@ -123,7 +123,7 @@ Test(ev, exact_delivery_then_flush)
 	cr_assert_eq(kutil_pin(0), 0); /* one ring: its wakeup points are exact */
 	s = started(&o, &k, NULL);
 	cr_assert_eq(perfring_libev_attach(s, loop, NULL, &a), 0);
-	settle(loop, s, perfring_session_fds(s, NULL));
+	catch_up(loop, s, perfring_session_fds(s, NULL));
 	kutil_getpid_n(N);
 	cr_assert(run_until(loop, &k.n, N, GUARD_S), "only %lu of %d delivered", k.n, N);
 	cr_assert_eq(k.n, N);
@@ -159,7 +159,7 @@ Test(ev, flush_never_readiness_alone)
 	s = started(&o, &k, NULL);
 	slots = perfring_session_fds(s, NULL);
 	cr_assert_eq(perfring_libev_attach(s, loop, &lo, &a), 0);
-	settle(loop, s, slots);
+	catch_up(loop, s, slots);
 	cr_assert_eq(k.n, 0);
 	kutil_getpid_n(N);
 	cr_assert(run_until(loop, &k.n, N, GUARD_S), "only %lu of %d delivered", k.n, N);
@@ -276,10 +276,10 @@ Test(ev, budget_lets_timer_run)
 	ev_loop_destroy(loop);
 }
 
-/* Detaches from the sample callback at record `at`; with `settled`, the
+/* Detaches from the sample callback at record `at`; with `caught_up`, the
  * records come through readiness, else through the attach drain (or, with a
  * budget, its continuation). */
-static void detach_inside(uint32_t budget, uint64_t at, bool settled)
+static void detach_inside(uint32_t budget, uint64_t at, bool caught_up)
 {
 	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256, .wakeup_watermark = 4096 };
 	struct perfring_loop_opts lo = { .sz = sizeof(lo), .budget = budget };
@@ -290,8 +290,8 @@ static void detach_inside(uint32_t budget, uint64_t at, bool settled)
 	cr_assert_eq(kutil_pin(0), 0);
 	s = ctl_session(&o, &c);
 	cr_assert_eq(perfring_libev_attach(s, loop, &lo, &c.a), 0);
-	if (settled)
-		settle(loop, s, perfring_session_fds(s, NULL));
+	if (caught_up)
+		catch_up(loop, s, perfring_session_fds(s, NULL));
 	kutil_getpid_n(N);
 	cr_assert(run_to_end(loop), "ev_run kept running after detach (%lu)", c.k.n);
 	cr_assert(c.detached);
@@ -468,7 +468,7 @@ Test(ev, loop_error_unwatches_one_cpu)
 	saved = dup(fd0);
 	cr_assert_geq(saved, 0);
 	close(fd0);
-	settle(loop, s, perfring_session_fds(s, NULL) - 1);
+	catch_up(loop, s, perfring_session_fds(s, NULL) - 1);
 	cr_assert_eq(dup2(saved, fd0), fd0);
 	close(saved);
 	cr_assert_eq(h.total, 1);
@@ -596,7 +596,7 @@ Test(ev, session_freed_while_attached_cancels_the_adapter)
 
 	s = started(&o, &k, NULL);
 	cr_assert_eq(perfring_libev_attach(s, loop, NULL, &a), 0);
-	settle(loop, s, perfring_session_fds(s, NULL));
+	catch_up(loop, s, perfring_session_fds(s, NULL));
 	perfring_session_free(s);
 	before = k.n;
 	cr_assert_not(run_until(loop, &k.n, UINT64_MAX, 0.3), "the guard ended the run");

@@ -3,11 +3,13 @@
  * libperfring as a user program does. Every loop is bounded by a timeout
  * timer that fails the test instead of hanging it. */
 #include "kutil.h"
+#include "fakeloop.h"
 
 #include <perfring/perfring-uv.h>
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -803,4 +805,111 @@ Test(uv, pid_mode_follows_the_process_past_its_main_thread)
 	cr_assert_eq(f.done_calls, 1);
 	perfring_session_free(f.s);
 	fx_fini(&f);
+}
+
+/* The reactor's teardown under a driver whose destroy() finishes later, as
+ * uv_close does (fakeloop's late_destroyed), and one that frees again
+ * inside destroy(): free_then's done runs once, at the driver's
+ * perfring_reactor_destroyed() and not before; nothing runs in between.
+ * Under ASan a reactor never freed is a leak, one freed early a
+ * use-after-free. */
+struct teardown {
+	struct fakeloop l;
+	struct kcount k;
+	int done_calls, other_calls;
+	bool free_in_cb;
+};
+
+static void teardown_done(void *ctx)
+{
+	((struct teardown *)ctx)->done_calls++;
+}
+
+static void teardown_other(void *ctx)
+{
+	((struct teardown *)ctx)->other_calls++;
+}
+
+static int teardown_cb(const struct perfring_sample *smp, void *ctx)
+{
+	struct teardown *t = ctx;
+
+	kutil_count_cb(smp, &t->k);
+	if (t->free_in_cb)
+		perfring_reactor_free_then(t->l.r, teardown_done, t);
+	return 0;
+}
+
+static void teardown_attach(struct teardown *t, struct perfring_session *s, bool late)
+{
+	*t = (struct teardown){ .l.late_destroyed = late };
+	cr_assert_eq(perfring_reactor_new(s, NULL, &fakeloop_ops, &t->l, &t->l.r), 0,
+		     "%s", perfring_session_last_error(s));
+}
+
+/* Between destroy() and a late destroyed(): every call does nothing. */
+static void teardown_closing(struct teardown *t, const char *what)
+{
+	uint64_t seen = t->k.n;
+
+	cr_assert_eq(t->l.destroys, 1, "%s: destroy() once", what);
+	cr_assert_eq(t->done_calls, 0, "%s: done before the driver's destroyed()", what);
+	cr_assert_eq(t->l.unwatches, t->l.watches, "%s: every watch stopped", what);
+	perfring_reactor_free_then(t->l.r, teardown_other, t);
+	kutil_getpid_n(20);
+	for (size_t i = 0; i < 4; i++)
+		perfring_reactor_on_ready(t->l.r, i, POLLIN);
+	perfring_reactor_on_soon(t->l.r);
+	perfring_reactor_on_timer(t->l.r);
+	cr_assert_eq(t->k.n, seen, "%s: a callback ran while closing", what);
+	cr_assert_eq(t->l.destroys, 1, "%s: a second free called destroy() again", what);
+	perfring_reactor_destroyed(t->l.r);
+	cr_assert_eq(t->done_calls, 1, "%s: done at destroyed() (%d calls)", what,
+		     t->done_calls);
+	cr_assert_eq(t->other_calls, 0, "%s: the second free's done ran", what);
+}
+
+static void free_again(struct fakeloop *l)
+{
+	perfring_reactor_free_then(l->r, teardown_other, (struct teardown *)l); /* l is first */
+}
+
+Test(uv, reactor_teardown_waits_for_the_drivers_destroyed, .timeout = 30)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 64, .wakeup_events = 1 };
+	struct perfring_session *s;
+	struct perfring_event *ev;
+	struct teardown t;
+	struct kcount k = { 0 };
+	uint64_t seen;
+
+	KCHECK(kutil_getpid_session(&o, getpid(), &k, &s, &ev), s);
+	perfring_event_set_callback(ev, teardown_cb, &t);
+	KCHECK(perfring_session_start(s), s);
+
+	teardown_attach(&t, s, true);
+	perfring_reactor_free_then(t.l.r, teardown_done, &t);
+	teardown_closing(&t, "freed outside a callback");
+
+	teardown_attach(&t, s, true);
+	t.free_in_cb = true;
+	seen = t.k.n; /* the attach drain read what the first part left */
+	kutil_getpid_n(20);
+	cr_assert_gt(fakeloop_poll(&t.l), 0, "no ring was ready");
+	cr_assert_eq(t.k.n, seen + 1, "%llu samples after the free",
+		     (unsigned long long)(t.k.n - seen - 1));
+	teardown_closing(&t, "freed inside a sample callback");
+
+	teardown_attach(&t, s, false);
+	t.l.in_destroy = free_again;
+	perfring_reactor_free_then(t.l.r, teardown_done, &t);
+	cr_assert_eq(t.l.destroys, 1);
+	cr_assert_eq(t.done_calls, 1, "freed inside destroy(): done at its destroyed()");
+	cr_assert_eq(t.other_calls, 0, "the free inside destroy() did something");
+
+	teardown_attach(&t, s, true);
+	perfring_session_free(s); /* R6: the reactor is cancelled, still ours to free */
+	perfring_reactor_on_timer(t.l.r);
+	perfring_reactor_free_then(t.l.r, teardown_done, &t);
+	teardown_closing(&t, "freed after its session");
 }

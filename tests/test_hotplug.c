@@ -34,7 +34,7 @@
 #define WATERMARK 4096      /* 64 records */
 #define WAIT_MS 30000       /* a condition not met by then fails the test */
 #define MAX_CPUS 256
-#define SETTLE_TURNS 5      /* more than the reactor's two after a watch */
+#define CATCHUP_TURNS 5      /* more than the reactor's two after a watch */
 
 /* ------------------------------------------------------ the fake sysfs */
 
@@ -573,9 +573,9 @@ static void cycle(const struct driver *d, struct run *r, struct fake *f, int fds
 	set_online(f, -1);
 	send_uevent(f, "online", f->cpu);
 	turn_until_int(d, r, &r->ups, ups + 1, "online callbacks");
-	/* The drains of the settle turns (uv, libev) run now, so that the next
+	/* The drains of the catch-up turns (uv, libev) run now, so that the next
 	 * cycle's records can come only through the new fd's readiness. */
-	for (i = 0; i < SETTLE_TURNS; i++)
+	for (i = 0; i < CATCHUP_TURNS; i++)
 		d->turn(r);
 	cr_assert(r->last_on);
 	cr_assert_geq(perfring_session_fd_for_cpu(r->s, f->cpu), 0);
@@ -794,20 +794,20 @@ static void faulted_return(struct fault *fl)
 		turn_until(d, &r, &r.k.per_cpu[stay], stay0 + PER_CYCLE, "records of the CPU that stayed");
 		/* Reported once: another uevent, and the list unchanged, try nothing. */
 		send_uevent(&f, "online", f.cpu);
-		for (i = 0; i < SETTLE_TURNS; i++)
+		for (i = 0; i < CATCHUP_TURNS; i++)
 			d->turn(&r);
 		cr_assert_eq(r.downs, 2, "the failure was reported again");
 		/* Once it has left and come back, it opens again. */
 		set_online(&f, f.cpu);
 		send_uevent(&f, "offline", f.cpu);
-		for (i = 0; i < SETTLE_TURNS; i++)
+		for (i = 0; i < CATCHUP_TURNS; i++)
 			d->turn(&r);
 		cr_assert_eq(r.downs, 2, "a CPU that was not open is not closed");
 		set_online(&f, -1);
 		send_uevent(&f, "online", f.cpu);
 		turn_until_int(d, &r, &r.ups, 1, "online callbacks after the fault");
 	}
-	for (i = 0; i < SETTLE_TURNS; i++)
+	for (i = 0; i < CATCHUP_TURNS; i++)
 		d->turn(&r);
 	records_on(&f, f.cpu, PER_CYCLE);
 	turn_until(d, &r, &r.k.per_cpu[f.cpu], PER_CYCLE, "records after the return");

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* Making a reactor (its options and slots, the first watches and drain),
- * adding and removing a slot, and freeing it through its driver. */
+/* Making a reactor: its options, its slots (the CPUs', then those of the
+ * other kinds below), the first watches and drain. The top of core/loop:
+ * it names follow.c's kind, and nothing in core/loop but wait.c calls it. */
 #include "loop/reactor.h"
-#include "hotplug.h"
-#include "read/drain.h"
 #include "base/sys.h"
 #include "snapshot.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The kinds that may add a slot after the CPUs', in slot order. */
+static const struct pr_slot_kind *const other_kinds[] = { &pr_follow_slot };
+
+#define N_OTHER (sizeof(other_kinds) / sizeof(other_kinds[0]))
 
 static int copy_loop_opts(struct perfring_session *s, const struct perfring_loop_opts *in,
 			  struct perfring_loop_opts *o)
@@ -38,7 +42,7 @@ static int add_slot(struct perfring_reactor *r, int idx)
 		if (r->slots[i].c == c)
 			return pr_err(&r->s->err, -EINVAL, "perfring_loop_opts.cpus lists CPU %d twice",
 				      c->cpu);
-	r->slots[r->n++] = (struct slot){ .c = c, .fd = c->leader_fd };
+	r->slots[r->n++] = (struct slot){ .kind = &pr_cpu_slot, .c = c, .fd = c->leader_fd };
 	return 0;
 }
 
@@ -48,7 +52,7 @@ static int fill_slots(struct perfring_reactor *r)
 	size_t want = r->o.cpus ? r->o.cpu_cnt : s->ncpu, i;
 	int idx, err;
 
-	r->slots = pr_calloc(want ? want : 1, sizeof(*r->slots));
+	r->slots = pr_calloc(want + N_OTHER, sizeof(*r->slots));
 	if (!r->slots)
 		return pr_err(&s->err, -ENOMEM, "out of memory attaching to a loop");
 	for (i = 0; i < want; i++) {
@@ -58,6 +62,7 @@ static int fill_slots(struct perfring_reactor *r)
 				      "watched by the session", r->o.cpus[i]);
 		if ((err = add_slot(r, idx)))
 			return err;
+		r->nslots = r->n;
 	}
 	return 0;
 }
@@ -81,31 +86,18 @@ static int watch_all(struct perfring_reactor *r)
 	return 0;
 }
 
-/* Stops everything that could call back: watches, the soon turn, the timer. */
-static void quiesce(struct perfring_reactor *r)
+/* The other kinds' slots, after the CPUs' (fill_slots made room). */
+static void open_others(struct perfring_reactor *r)
 {
-	size_t i;
+	struct slot *sl;
+	size_t k;
 
-	r->cancelled = true;
-	pr_reactor_follow_stop(r);
-	for (i = 0; i < r->n; i++)
-		pr_reactor_unwatch(r, &r->slots[i]);
-	if (r->soon_on)
-		r->ops.soon(r->loop, false);
-	r->soon_on = false;
-	if (pr_reactor_timer_ms(r)) /* the flush's, or the orphans' (R2) */
-		r->ops.timer(r->loop, 0);
-}
-
-/* The session is being freed (R6, docs/RULES.md): let go of it; every later
- * call on r does nothing, and the adapter's detach frees r. */
-static void release(struct pr_attachment *a)
-{
-	struct perfring_reactor *r = (struct perfring_reactor *)((char *)a -
-								  offsetof(struct perfring_reactor, att));
-
-	quiesce(r);
-	r->s = NULL;
+	for (k = 0; k < N_OTHER; k++) {
+		sl = &r->slots[r->nslots];
+		*sl = (struct slot){ .kind = other_kinds[k], .fd = -1 };
+		if (sl->kind->open(r, sl))
+			r->nslots++;
+	}
 }
 
 /* The four operations are what every driver has; flags came later. */
@@ -145,14 +137,14 @@ static int setup(struct perfring_reactor *r, const struct perfring_loop_opts *op
 	r->pid_mode = s->o.pid > 0;
 	if ((err = watch_all(r)))
 		return err;
-	pr_reactor_follow_start(r);
+	open_others(r);
 	if (r->flush_ms && (err = r->ops.timer(r->loop, r->flush_ms)))
 		return pr_err(&s->err, err, "arming the flush timer on the loop: %s",
 			      perfring_strerror(err));
-	r->settle = (r->ops.flags & PERFRING_LOOP_WATCH_LATE) ? SETTLE_TURNS : 0;
-	if (r->settle && (err = r->ops.soon(r->loop, true)))
+	r->catchup = (r->ops.flags & PERFRING_LOOP_WATCH_LATE) ? CATCHUP_TURNS : 0;
+	if (r->catchup && (err = r->ops.soon(r->loop, true)))
 		return pr_err(&s->err, err, "asking the loop for a turn: %s", perfring_strerror(err));
-	r->soon_on = r->settle > 0;
+	r->soon_on = r->catchup > 0;
 	return 0;
 }
 
@@ -173,15 +165,13 @@ int pr_reactor_make(struct perfring_session *s, const struct perfring_loop_opts 
 		return pr_err(&s->err, -ENOMEM, "out of memory attaching to a loop");
 	}
 	*r = (struct perfring_reactor){ .s = s, .ops = ops_copy(ops), .loop = loop,
-					.merged = merged, .att.release = release };
+					.merged = merged, .att.release = pr_reactor_release };
 	*out = r;
 	if ((err = setup(r, opts))) {
 		/* The driver's destroy() finds *out NULL, and its
 		 * perfring_reactor_destroyed(NULL) does nothing: r goes here. */
 		*out = NULL;
-		quiesce(r);
-		ops->destroy(loop);
-		pr_reactor_finish(r);
+		pr_reactor_unmake(r);
 		return err;
 	}
 	pr_attach(s, &r->att);
@@ -197,83 +187,4 @@ PERFRING_API int perfring_reactor_new(struct perfring_session *s,
 				      struct perfring_reactor **out)
 {
 	return pr_reactor_make(s, opts, ops, loop, false, out);
-}
-
-PERFRING_API void perfring_reactor_free(struct perfring_reactor *r)
-{
-	perfring_reactor_free_then(r, NULL, NULL);
-}
-
-PERFRING_API void perfring_reactor_free_then(struct perfring_reactor *r, void (*done)(void *ctx),
-					     void *ctx)
-{
-	if (!r || r->freeing)
-		return;
-	r->freeing = true;
-	r->done = done;
-	r->done_ctx = ctx;
-	quiesce(r);
-	if (r->s)
-		pr_detach(r->s, &r->att);
-	if (r->depth)
-		r->destroy_due = true;
-	else
-		pr_reactor_destroy_now(r);
-}
-
-PERFRING_API void perfring_reactor_destroyed(struct perfring_reactor *r)
-{
-	if (!r)
-		return;
-	r->destroyed = true;
-	if (!r->in_destroy)
-		pr_reactor_finish(r);
-}
-
-int pr_reactor_slot(struct perfring_reactor *r, size_t slot, bool on)
-{
-	struct slot *sl;
-	int err = 0;
-
-	if (!r || slot >= r->n || r->cancelled)
-		return -EINVAL;
-	sl = &r->slots[slot];
-	if (on == sl->watched)
-		return 0;
-	pr_reactor_enter(r);
-	if (!on) {
-		pr_session_enter(r->s);
-		if (pr_reactor_drained(r, r->s, pr_drain(sl->c, 0, NULL, &r->cancelled)))
-			pr_reactor_unwatch(r, sl);
-	} else if (!(err = r->ops.watch(r->loop, slot, sl->fd, true))) {
-		sl->watched = true;
-		pr_reactor_drain_slot(r, sl);
-	}
-	pr_reactor_leave(r);
-	return err;
-}
-
-uint64_t pr_reactor_take_samples(struct perfring_reactor *r)
-{
-	uint64_t n = r->samples;
-
-	r->samples = 0;
-	return n;
-}
-
-bool pr_reactor_take_stop(struct perfring_reactor *r)
-{
-	bool stop = r->stopped;
-
-	r->stopped = false;
-	return stop;
-}
-
-size_t pr_reactor_live(const struct perfring_reactor *r)
-{
-	size_t i, live = 0;
-
-	for (i = 0; i < r->n; i++)
-		live += pr_slot_read(&r->slots[i]);
-	return live;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* A reactor following CPU hotplug: the notifier as one more slot, and each
- * CPU's change through the driver's watch(): unwatch after a last drain, or
- * watch the new fd and drain it. */
+/* A reactor following CPU hotplug: the notifier as a slot of its own kind,
+ * after the CPUs', and each CPU's change through the driver's watch():
+ * unwatch after a last drain, or watch the new fd and drain it. */
 #include "loop/reactor.h"
-#include "hotplug.h"
+#include "features/hotplug.h"
 #include "base/sys.h"
 
 #include <unistd.h>
@@ -37,7 +37,7 @@ static void slot_off(struct perfring_reactor *r, struct slot *sl)
 }
 
 /* Online: the new fd watched, then drained; a loop that registers late
- * gets the settle turns that attaching has. */
+ * gets the catch-up turns that attaching has. */
 static void slot_on(struct perfring_reactor *r, struct slot *sl)
 {
 	size_t slot = (size_t)(sl - r->slots);
@@ -53,7 +53,7 @@ static void slot_on(struct perfring_reactor *r, struct slot *sl)
 	}
 	sl->watched = true;
 	if (r->ops.flags & PERFRING_LOOP_WATCH_LATE) {
-		r->settle = SETTLE_TURNS;
+		r->catchup = CATCHUP_TURNS;
 		pr_reactor_want_soon(r, sl->c->cpu);
 	}
 	if (r->merged)
@@ -68,7 +68,7 @@ static void cpu_change(struct pr_attachment *a, size_t idx, bool on)
 								  offsetof(struct perfring_reactor, att));
 	struct slot *sl;
 
-	if (!r->s || r->cancelled || !(sl = slot_of(r, idx)))
+	if (r->cancelled || !(sl = slot_of(r, idx)))
 		return;
 	pr_reactor_enter(r);
 	if (on)
@@ -80,30 +80,23 @@ static void cpu_change(struct pr_attachment *a, size_t idx, bool on)
 
 /* Each reactor watches a dup of the notifier: a loop may refuse a fd that
  * another watcher of it already has (libuv's uv_poll_t). Without one, the
- * timer reads sysfs. */
-void pr_reactor_follow_start(struct perfring_reactor *r)
+ * slot stays unwatched and the timer reads sysfs. */
+static bool follow_open(struct perfring_reactor *r, struct slot *sl)
 {
 	int fd;
 
 	if (!r->s->hp)
-		return;
+		return false;
 	r->att.cpu_change = cpu_change;
-	if ((fd = pr_hotplug_fd(r->s)) < 0 || (r->hp_fd = pr_dup(fd)) < 0)
-		return;
-	if (r->ops.watch(r->loop, r->n, r->hp_fd, true)) {
-		close(r->hp_fd);
-		return;
+	if ((fd = pr_hotplug_fd(r->s)) < 0 || (sl->fd = pr_dup(fd)) < 0)
+		return true;
+	if (r->ops.watch(r->loop, (size_t)(sl - r->slots), sl->fd, true)) {
+		close(sl->fd);
+		sl->fd = -1;
+		return true;
 	}
-	r->hp_on = true;
-}
-
-void pr_reactor_follow_stop(struct perfring_reactor *r)
-{
-	if (!r->hp_on)
-		return;
-	r->hp_on = false;
-	r->ops.watch(r->loop, r->n, r->hp_fd, false);
-	close(r->hp_fd);
+	sl->watched = true;
+	return true;
 }
 
 static void add_samples(struct perfring_reactor *r, int n)
@@ -112,19 +105,28 @@ static void add_samples(struct perfring_reactor *r, int n)
 		r->samples += (uint64_t)n;
 }
 
-void pr_reactor_follow_ready(struct perfring_reactor *r)
+static void follow_ready(struct perfring_reactor *r, struct slot *sl, uint32_t revents)
 {
-	pr_reactor_enter(r);
-	add_samples(r, pr_hotplug_notified(r->s, r->hp_fd));
-	pr_reactor_leave(r);
+	(void)revents;
+	add_samples(r, pr_hotplug_notified(r->s, sl->fd));
 }
 
-bool pr_reactor_follow_timer(struct perfring_reactor *r)
+/* With the notifier too: uevents can be lost, and a network namespace other
+ * than the first gets none, so each flush reads sysfs again. */
+static void follow_timer(struct perfring_reactor *r, struct slot *sl)
 {
-	if (!r->s->hp)
-		return false;
-	/* With the notifier too: uevents can be lost, and a network namespace
-	 * other than the first gets none, so each flush reads sysfs again. */
+	(void)sl;
 	add_samples(r, pr_hotplug_sync(r->s));
-	return r->cancelled;
 }
+
+static void follow_stop(struct perfring_reactor *r, struct slot *sl)
+{
+	(void)r;
+	if (sl->fd >= 0)
+		close(sl->fd);
+	sl->fd = -1;
+}
+
+const struct pr_slot_kind pr_follow_slot = {
+	.open = follow_open, .ready = follow_ready, .timer = follow_timer, .stop = follow_stop,
+};

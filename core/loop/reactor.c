@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The reactor: every rule of running a session on an event loop (drain,
- * continue, flush, settle, unwatch at the end, deferred free), driven
- * through a loop's four operations. Adapters only translate. */
+ * continue, flush, catch-up turns, unwatch at the end, deferred free),
+ * driven through a loop's four operations. Adapters only translate. The CPU
+ * rings' slot kind is here; the other kinds reach the reactor through
+ * their hooks (loop/reactor.h), so this file calls none of them. */
 #include "loop/reactor.h"
 #include "read/drain.h"
 #include "read/merge.h"
@@ -15,36 +17,6 @@
 void pr_reactor_enter(struct perfring_reactor *r)
 {
 	r->depth++;
-}
-
-void pr_reactor_finish(struct perfring_reactor *r)
-{
-	void (*done)(void *ctx) = r->done;
-	void *ctx = r->done_ctx;
-
-	free(r->slots);
-	free(r);
-	if (done)
-		done(ctx);
-}
-
-void pr_reactor_destroy_now(struct perfring_reactor *r)
-{
-	r->in_destroy = true;
-	r->ops.destroy(r->loop);
-	r->in_destroy = false;
-	if (r->destroyed)
-		pr_reactor_finish(r);
-}
-
-/* Ends a reactor call. true: r is gone (freed from inside the call). */
-bool pr_reactor_leave(struct perfring_reactor *r)
-{
-	if (--r->depth || !r->destroy_due)
-		return false;
-	r->destroy_due = false;
-	pr_reactor_destroy_now(r);
-	return true;
 }
 
 static void report(struct perfring_reactor *r, int cpu, int err)
@@ -161,7 +133,7 @@ static void merged_pass(struct perfring_reactor *r)
 }
 
 /* Every watched ring: budgeted, or merged. flush: counted as a flush pass
- * (a settle turn is not one). */
+ * (a catch-up turn is not one). */
 void pr_reactor_drain_all(struct perfring_reactor *r, bool flush)
 {
 	size_t i;
@@ -195,19 +167,9 @@ static uint32_t with_hup(const struct perfring_reactor *r, const struct slot *sl
 	return revents;
 }
 
-PERFRING_API void perfring_reactor_on_ready(struct perfring_reactor *r, size_t slot,
-					    uint32_t revents)
+/* pr_cpu_slot's ready: a CPU's ring is readable, or its fd ended. */
+static void cpu_ready(struct perfring_reactor *r, struct slot *sl, uint32_t revents)
 {
-	struct slot *sl;
-
-	if (r && !r->cancelled && slot == r->n && r->hp_on) {
-		pr_reactor_follow_ready(r);
-		return;
-	}
-	if (!r || r->cancelled || slot >= r->n || !r->slots[slot].watched)
-		return;
-	sl = &r->slots[slot];
-	pr_reactor_enter(r);
 	revents = with_hup(r, sl, revents);
 	if (revents & POLLIN)
 		PR_STAT_ADD(sl->c, wakeups, 1);
@@ -219,6 +181,21 @@ PERFRING_API void perfring_reactor_on_ready(struct perfring_reactor *r, size_t s
 	} else {
 		pr_reactor_drain_slot(r, sl);
 	}
+}
+
+/* A CPU's ring: its timer pass is the reactor's own (on_timer). */
+const struct pr_slot_kind pr_cpu_slot = { .ready = cpu_ready };
+
+PERFRING_API void perfring_reactor_on_ready(struct perfring_reactor *r, size_t slot,
+					    uint32_t revents)
+{
+	struct slot *sl;
+
+	if (!r || r->cancelled || slot >= r->nslots || !r->slots[slot].watched)
+		return;
+	sl = &r->slots[slot];
+	pr_reactor_enter(r);
+	sl->kind->ready(r, sl, revents);
 	pr_reactor_leave(r);
 }
 
@@ -230,8 +207,8 @@ PERFRING_API void perfring_reactor_on_soon(struct perfring_reactor *r)
 		return;
 	pr_reactor_enter(r);
 	r->soon_on = false;
-	if (r->settle) {
-		r->settle--;
+	if (r->catchup) {
+		r->catchup--;
 		pr_reactor_drain_all(r, false);
 	} else if (r->merged) {
 		if (r->merge_due)
@@ -241,7 +218,7 @@ PERFRING_API void perfring_reactor_on_soon(struct perfring_reactor *r)
 			if (pr_slot_read(&r->slots[i]) && r->slots[i].more)
 				pr_reactor_drain_slot(r, &r->slots[i]);
 	}
-	if (r->settle)
+	if (r->catchup)
 		want_soon(r, -1);
 	pr_reactor_leave(r);
 }
@@ -262,26 +239,56 @@ static void end_orphans(struct perfring_reactor *r)
 	}
 }
 
-PERFRING_API void perfring_reactor_on_timer(struct perfring_reactor *r)
+/* The other kinds' timer hooks, then the rings' flush pass. */
+static void timer_pass(struct perfring_reactor *r)
 {
+	struct slot *sl;
 	bool gone;
 
-	if (!r || r->cancelled)
+	for (sl = r->slots + r->n; sl < r->slots + r->nslots && !r->cancelled; sl++)
+		if (sl->kind->timer)
+			sl->kind->timer(r, sl);
+	if (r->cancelled) /* R7: the session went inside a hook */
 		return;
-	pr_reactor_enter(r);
-	if (pr_reactor_follow_timer(r)) {
-		pr_reactor_leave(r);
-		return;
-	}
 	gone = r->orphans && pr_session_process_gone(r->s);
 	pr_reactor_drain_all(r, true);
 	if (gone)
 		end_orphans(r);
 	arm_timer(r);
+}
+
+PERFRING_API void perfring_reactor_on_timer(struct perfring_reactor *r)
+{
+	if (!r || r->cancelled)
+		return;
+	pr_reactor_enter(r);
+	timer_pass(r);
 	pr_reactor_leave(r);
 }
 
-/* For loop/follow.c. */
+int pr_reactor_slot(struct perfring_reactor *r, size_t slot, bool on)
+{
+	struct slot *sl;
+	int err = 0;
+
+	if (!r || slot >= r->n || r->cancelled)
+		return -EINVAL;
+	sl = &r->slots[slot];
+	if (on == sl->watched)
+		return 0;
+	pr_reactor_enter(r);
+	if (!on) {
+		pr_session_enter(r->s);
+		if (pr_reactor_drained(r, r->s, pr_drain(sl->c, 0, NULL, &r->cancelled)))
+			pr_reactor_unwatch(r, sl);
+	} else if (!(err = r->ops.watch(r->loop, slot, sl->fd, true))) {
+		sl->watched = true;
+		pr_reactor_drain_slot(r, sl);
+	}
+	pr_reactor_leave(r);
+	return err;
+}
+
 void pr_reactor_report(struct perfring_reactor *r, int cpu, int err)
 {
 	report(r, cpu, err);
@@ -290,4 +297,141 @@ void pr_reactor_report(struct perfring_reactor *r, int cpu, int err)
 void pr_reactor_want_soon(struct perfring_reactor *r, int cpu)
 {
 	want_soon(r, cpu);
+}
+
+uint64_t pr_reactor_read_samples_reset(struct perfring_reactor *r)
+{
+	uint64_t n = r->samples;
+
+	r->samples = 0;
+	return n;
+}
+
+bool pr_reactor_read_stop_reset(struct perfring_reactor *r)
+{
+	bool stop = r->stopped;
+
+	r->stopped = false;
+	return stop;
+}
+
+size_t pr_reactor_live(const struct perfring_reactor *r)
+{
+	size_t i, live = 0;
+
+	for (i = 0; i < r->n; i++)
+		live += pr_slot_read(&r->slots[i]);
+	return live;
+}
+
+/* Teardown: every change of r->state is below (loop/reactor.h draws them). */
+
+static void to(struct perfring_reactor *r, enum pr_reactor_state st)
+{
+	r->state = st;
+	r->cancelled = st != PR_REACTOR_LIVE;
+}
+
+/* Stops everything that could call back: watches, the soon turn, the timer;
+ * then each kind lets go of what its slot holds. r is cancelled first. */
+static void quiesce(struct perfring_reactor *r)
+{
+	struct slot *sl;
+
+	for (sl = r->slots; sl < r->slots + r->nslots; sl++) {
+		pr_reactor_unwatch(r, sl);
+		if (sl->kind->stop)
+			sl->kind->stop(r, sl);
+	}
+	if (r->soon_on)
+		r->ops.soon(r->loop, false);
+	r->soon_on = false;
+	if (pr_reactor_timer_ms(r)) /* the flush's, or the orphans' (R2) */
+		r->ops.timer(r->loop, 0);
+}
+
+/* Frees r's memory, then calls free_then's done. */
+static void finish(struct perfring_reactor *r)
+{
+	void (*done)(void *ctx) = r->done;
+	void *ctx = r->done_ctx;
+
+	free(r->slots);
+	free(r);
+	if (done)
+		done(ctx);
+}
+
+/* The driver's destroy(), which may say destroyed() inside or later. */
+static void destroy(struct perfring_reactor *r)
+{
+	to(r, PR_REACTOR_DESTROYING);
+	r->ops.destroy(r->loop);
+	if (r->state == PR_REACTOR_DESTROYED)
+		finish(r);
+	else
+		to(r, PR_REACTOR_CLOSING);
+}
+
+bool pr_reactor_leave(struct perfring_reactor *r)
+{
+	if (--r->depth || r->state != PR_REACTOR_FREEING)
+		return false;
+	destroy(r);
+	return true;
+}
+
+/* The session is being freed (R6, docs/RULES.md): let go of it; every later
+ * call on r does nothing, and the adapter's detach frees r. */
+void pr_reactor_release(struct pr_attachment *a)
+{
+	struct perfring_reactor *r = (struct perfring_reactor *)((char *)a -
+								  offsetof(struct perfring_reactor, att));
+
+	if (r->state != PR_REACTOR_LIVE)
+		return;
+	to(r, PR_REACTOR_CANCELLED);
+	quiesce(r);
+	r->s = NULL;
+}
+
+void pr_reactor_unmake(struct perfring_reactor *r)
+{
+	to(r, PR_REACTOR_CANCELLED);
+	quiesce(r);
+	r->ops.destroy(r->loop);
+	finish(r);
+}
+
+PERFRING_API void perfring_reactor_free(struct perfring_reactor *r)
+{
+	perfring_reactor_free_then(r, NULL, NULL);
+}
+
+PERFRING_API void perfring_reactor_free_then(struct perfring_reactor *r, void (*done)(void *ctx),
+					     void *ctx)
+{
+	bool attached;
+
+	if (!r || r->state > PR_REACTOR_CANCELLED)
+		return;
+	attached = r->state == PR_REACTOR_LIVE;
+	to(r, PR_REACTOR_FREEING);
+	r->done = done;
+	r->done_ctx = ctx;
+	quiesce(r);
+	if (attached)
+		pr_detach(r->s, &r->att);
+	if (!r->depth)
+		destroy(r);
+}
+
+PERFRING_API void perfring_reactor_destroyed(struct perfring_reactor *r)
+{
+	if (!r)
+		return;
+	if (r->state == PR_REACTOR_DESTROYING)
+		to(r, PR_REACTOR_DESTROYED);
+	else
+		finish(r);
 }

@@ -3,7 +3,7 @@
  * by default, or the built-in epoll driver under a merged reactor. */
 #include "loop/epoll.h"
 #include "loop/reactor.h"
-#include "hotplug.h"
+#include "features/hotplug.h"
 #include "read/merge.h"
 #include "snapshot.h"
 #include "base/clock.h"
@@ -45,7 +45,7 @@ static uint64_t pass(struct perfring_session *s, struct loop *l)
 	n = pr_merge_parse(s->merge, &l->stopped);
 	l->total += n > 0 ? n : 0; /* -EBUSY: another parse holds a ring (R1) */
 	for (i = 0; i < s->ncpu; i++)
-		if (s->cpu[i].leader_fd >= 0) /* an offline CPU (hotplug) has no ring */
+		if (pr_cpu_on(&s->cpu[i])) /* an offline CPU (hotplug) has no ring */
 			PR_STAT_ADD(&s->cpu[i], flushes, 1);
 	return s->merge->records - before;
 }
@@ -161,8 +161,8 @@ static void epoll_loop(struct pr_wait *w, struct loop *l, bool fresh)
 	if (!fresh)
 		perfring_reactor_on_timer(w->d.r);
 	for (;;) {
-		l->total += (long)pr_reactor_take_samples(w->d.r);
-		l->stopped |= pr_reactor_take_stop(w->d.r);
+		l->total += (long)pr_reactor_read_samples_reset(w->d.r);
+		l->stopped |= pr_reactor_read_stop_reset(w->d.r);
 		if (!pr_reactor_live(w->d.r) || done(l))
 			break;
 		if (pr_epoll_turn(&w->d, bounded_ms(l, -1)) < 0)

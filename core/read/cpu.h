@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* One watched CPU: its ring, the ids of the events writing into it, its
- * stats and its flags. Filled by kernel/open.c (or a test's synthetic
+ * stats and its flags. Filled by rings/open.c (or a test's synthetic
  * ring), read by the drain and the merge. */
 #ifndef PR_READ_CPU_H
 #define PR_READ_CPU_H
@@ -16,17 +16,23 @@ struct pr_idmap {
 	struct perfring_event *ev;  /* NULL: the CPU's dummy leader */
 };
 
-/* A ring's drops as two counts of one sequence (kernel/lost.c): the sum
+/* A ring's drops as two counts of one sequence (rings/lost.c): the sum
  * of its LOST records and the kernel's per-event totals at the last read. */
 struct pr_lost {
 	uint64_t rec, read;
 	int due;                    /* atomic: read the totals at the next parse */
 };
 
+/* A watched CPU's one state: rings/open.c sets ON once its ring is open
+ * and mapped and OFF when it closes; a following session (hotplug) marks a
+ * CPU whose reopen failed, which is tried again only once it has left. */
+enum pr_cpu_state { PR_CPU_OFF, PR_CPU_ON, PR_CPU_FAILED };
+
 /* Written only by the thread parsing this CPU, so it is padded to its own
  * cache lines. */
 struct pr_cpu {
 	int cpu;
+	enum pr_cpu_state state;
 	int leader_fd;              /* mmapped; the fd callers watch */
 	void *map;
 	size_t map_len;
@@ -46,6 +52,12 @@ struct pr_cpu {
 	struct pr_lost lost;        /* what stats.lost is made of */
 	char pad[64];               /* keeps CPUs parsed by different threads apart */
 };
+
+/* The one spelling of "this CPU is on": its ring is open and read. */
+static inline bool pr_cpu_on(const struct pr_cpu *c)
+{
+	return c->state == PR_CPU_ON;
+}
 
 /* R1 (docs/RULES.md): one parse of a ring at a time, from any thread or
  * callback. A parse claims the ring with one compare-and-swap per call,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* One record: its event, its decoding, its callback, and the stats it moves. */
 #include "read/deliver.h"
-#include "kernel/lost.h"
+#include "rings/lost.h"
 
 #include <errno.h>
 
@@ -54,7 +54,7 @@ static void note_fill(struct pr_cpu *c)
 }
 
 /* A LOST record's drops may already be in a total read from the kernel
- * (kernel/lost.c). LOST_SAMPLES counts what no total holds. */
+ * (rings/lost.c). LOST_SAMPLES counts what no total holds. */
 static void count_lost(struct pr_cpu *c, const struct perfring_record *r)
 {
 	if (r->type == PERF_RECORD_LOST)
@@ -163,9 +163,9 @@ const struct perf_event_header *pr_peek(struct pr_cpu *c)
 	return pr_peek_to(c, c->ring.scratch, PR_RING_SCRATCH, &no_room);
 }
 
-bool pr_take(struct pr_cpu *c, uintptr_t me)
+bool pr_claim(struct pr_cpu *c, uintptr_t me)
 {
-	if (!pr_take_pull(c, me))
+	if (!pr_claim_pull(c, me))
 		return false;
 	if (c->pulling)
 		pr_end(c); /* this thread's own pull batch: the parse commits it */

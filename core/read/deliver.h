@@ -19,12 +19,12 @@ void pr_end(struct pr_cpu *c);
 /* Claims c for a parse by thread me (R1, docs/RULES.md): free, or held by
  * me for my own uncommitted pull batch, which the parse then commits.
  * false: another parse holds it. */
-bool pr_take(struct pr_cpu *c, uintptr_t me);
+bool pr_claim(struct pr_cpu *c, uintptr_t me);
 
 /* Claims c for a pull call (cpu_next, cpu_commit) by thread me: free, or
  * held by me for my own pull batch. false: another parse holds it. Inline:
  * cpu_next pays it for every record. */
-static inline bool pr_take_pull(struct pr_cpu *c, uintptr_t me)
+static inline bool pr_claim_pull(struct pr_cpu *c, uintptr_t me)
 {
 	/* Only the holder reads pulling: it is the holder's to write. */
 	return pr_cpu_mine(c, me) ? c->pulling : pr_cpu_claim(c, me);

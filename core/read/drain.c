@@ -191,7 +191,7 @@ int pr_drain(struct pr_cpu *c, uint32_t max, bool *more, const volatile bool *ca
 	bool stop = false;
 	int n;
 
-	if (!pr_take(c, pr_self())) {
+	if (!pr_claim(c, pr_self())) {
 		if (more)
 			*more = false;
 		return -EBUSY;

@@ -122,7 +122,7 @@ static void fill_tree(struct pr_merge *m, struct pr_sbuf *sb, bool first)
 /* Moves each ring's cursor past its records that a batch delivered, and
  * applies the late rule to them: each ring's are in time order, so its late
  * ones lead. */
-static void settle(struct pr_merge *m)
+static void advance_past_batch(struct pr_merge *m)
 {
 	const struct pr_batch *b = m->batch;
 	const struct pr_batch_item *it;
@@ -165,7 +165,7 @@ static int batch(struct pr_merge *m, struct pr_sbuf *sb, bool *stop)
 		b->wait = 0; /* the stream suits batches: the next one right away */
 	if (n <= 0)
 		return 0;
-	settle(m);
+	advance_past_batch(m);
 	if (!*stop)
 		fill_tree(m, sb, false);
 	return n;
@@ -242,7 +242,7 @@ static bool claim_all(struct pr_merge *m)
 	uint32_t i, j;
 
 	for (i = 0; i < m->n; i++) {
-		if (!pr_take(&m->cpu[i], me)) {
+		if (!pr_claim(&m->cpu[i], me)) {
 			for (j = 0; j < i; j++)
 				pr_cpu_unclaim(&m->cpu[j]);
 			return false;

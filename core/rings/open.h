@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Opening the rings from a plan: what to open, for whom, on which CPUs.
  * Fills pr_cpu[] and never sees the session. */
-#ifndef PR_KERNEL_OPEN_H
-#define PR_KERNEL_OPEN_H
+#ifndef PR_RINGS_OPEN_H
+#define PR_RINGS_OPEN_H
 
 #include "base/err.h"
 #include "read/cpu.h"

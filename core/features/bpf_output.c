@@ -2,7 +2,8 @@
 /* BPF output: a PERF_COUNT_SW_BPF_OUTPUT event per watched CPU, redirected
  * into that CPU's ring and stored in a PERF_EVENT_ARRAY map at key = CPU;
  * the entries written at start and deleted at free. */
-#include "bpf.h"
+#include "feature.h"
+#include "session.h"
 #include "kernel/bpfmap.h"
 #include "base/sys.h"
 
@@ -76,7 +77,7 @@ static int check_size(struct perfring_session *s, const struct perfring_event *e
 		      ev->bpf.max_entries, top, top + 1);
 }
 
-int pr_bpf_check(struct perfring_session *s)
+static int check(struct perfring_session *s)
 {
 	size_t e;
 	int err;
@@ -113,8 +114,37 @@ static int map_cpu(struct perfring_session *s, struct perfring_event *ev, struct
 	return 0;
 }
 
-int pr_bpf_start(struct perfring_session *s, struct pr_cpu *cpu)
+/* An entry left behind holds a reference to its event's file: the event
+ * and its ring stay allocated for as long as the map lives. Deleting an
+ * entry fails only when it is gone (ENOENT) or on a transient error, which
+ * gets one more try. */
+static void unset(const struct pr_bpf_map *m, const struct pr_bpf_entry *en)
 {
+	int err = pr_bpfmap_del(m->fd, (uint32_t)en->cpu);
+
+	if (err && err != -ENOENT)
+		pr_bpfmap_del(m->fd, (uint32_t)en->cpu);
+}
+
+static void unmap(struct perfring_session *s)
+{
+	struct pr_bpf_map *m;
+	size_t e, k;
+
+	for (e = 0; e < s->reg.nevents; e++) {
+		m = &s->reg.events[e]->bpf;
+		for (k = 0; s->reg.events[e]->kind == PR_EV_BPF && k < m->nset; k++)
+			unset(m, &m->set[k]);
+		if (s->reg.events[e]->kind == PR_EV_BPF)
+			m->nset = 0;
+	}
+}
+
+/* Every BPF output event on each CPU on, and its map entry; on failure the
+ * entries written are deleted (the fds opened are in s->cpu, closed with it). */
+static int started(struct perfring_session *s)
+{
+	struct pr_cpu *cpu = s->cpu;
 	struct pr_plan p;
 	size_t e, i;
 	int err;
@@ -122,10 +152,10 @@ int pr_bpf_start(struct perfring_session *s, struct pr_cpu *cpu)
 	pr_session_plan(s, &p);
 	for (e = 0; e < s->reg.nevents; e++) {
 		for (i = 0; s->reg.events[e]->kind == PR_EV_BPF && i < s->ncpu; i++) {
-			if (cpu[i].leader_fd < 0) /* an offline CPU of a hotplug session */
+			if (!pr_cpu_on(&cpu[i]))
 				continue;
 			if ((err = map_cpu(s, s->reg.events[e], &cpu[i], &p))) {
-				pr_bpf_unmap(s);
+				unmap(s);
 				return err;
 			}
 		}
@@ -133,7 +163,9 @@ int pr_bpf_start(struct perfring_session *s, struct pr_cpu *cpu)
 	return 0;
 }
 
-int pr_bpf_enable(struct perfring_session *s)
+/* With enable_on_exec the kernel enables the other events at the execve,
+ * but never a CPU-wide one. */
+static int exec_enable(struct perfring_session *s)
 {
 	const struct pr_bpf_map *m;
 	size_t e, k;
@@ -152,34 +184,10 @@ int pr_bpf_enable(struct perfring_session *s)
 	return 0;
 }
 
-/* An entry left behind holds a reference to its event's file: the event
- * and its ring stay allocated for as long as the map lives. Deleting an
- * entry fails only when it is gone (ENOENT) or on a transient error, which
- * gets one more try. */
-static void unset(const struct pr_bpf_map *m, const struct pr_bpf_entry *en)
+/* Deleted before the CPU's fds close, so no entry holds its events. */
+static void cpu_down(struct perfring_session *s, struct pr_cpu *c)
 {
-	int err = pr_bpfmap_del(m->fd, (uint32_t)en->cpu);
-
-	if (err && err != -ENOENT)
-		pr_bpfmap_del(m->fd, (uint32_t)en->cpu);
-}
-
-void pr_bpf_unmap(struct perfring_session *s)
-{
-	struct pr_bpf_map *m;
-	size_t e, k;
-
-	for (e = 0; e < s->reg.nevents; e++) {
-		m = &s->reg.events[e]->bpf;
-		for (k = 0; s->reg.events[e]->kind == PR_EV_BPF && k < m->nset; k++)
-			unset(m, &m->set[k]);
-		if (s->reg.events[e]->kind == PR_EV_BPF)
-			m->nset = 0;
-	}
-}
-
-void pr_bpf_cpu_down(struct perfring_session *s, int cpu)
-{
+	int cpu = c->cpu;
 	struct pr_bpf_map *m;
 	size_t e, k;
 
@@ -196,7 +204,8 @@ void pr_bpf_cpu_down(struct perfring_session *s, int cpu)
 	}
 }
 
-int pr_bpf_cpu_up(struct perfring_session *s, struct pr_cpu *c)
+/* c, open again, gets every BPF output event and its map entry. */
+static int cpu_up(struct perfring_session *s, struct pr_cpu *c)
 {
 	struct pr_plan p;
 	size_t e;
@@ -205,9 +214,19 @@ int pr_bpf_cpu_up(struct perfring_session *s, struct pr_cpu *c)
 	pr_session_plan(s, &p);
 	for (e = 0; e < s->reg.nevents; e++) {
 		if (s->reg.events[e]->kind == PR_EV_BPF && (err = map_cpu(s, s->reg.events[e], c, &p))) {
-			pr_bpf_cpu_down(s, c->cpu);
+			cpu_down(s, c);
 			return err;
 		}
 	}
 	return 0;
 }
+
+const struct pr_feature pr_feature_bpf_output = {
+	.name = "bpf_output",
+	.check = check,
+	.started = started,
+	.exec_enable = exec_enable,
+	.cpu_up = cpu_up,
+	.cpu_down = cpu_down,
+	.unmap = unmap,
+};

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Following CPU hotplug: which possible CPUs are open, and each change made
- * in one place (drain, close; or open, enable), the attachments and the cpu
- * callback told. */
+/* Following CPU hotplug (a feature): the notifier, and each change made in
+ * one place (drain, close; or open, enable), the session, its attachments
+ * and the cpu callback told. */
 #include "hotplug.h"
-#include "bpf.h"
+#include "feature.h"
 #include "read/drain.h"
 #include "read/merge.h"
 #include "kernel/cpulist.h"
-#include "kernel/lost.h"
+#include "rings/lost.h"
 #include "kernel/sysfs.h"
 #include "kernel/uevent.h"
 #include "base/clock.h"
@@ -28,10 +28,7 @@ struct pr_hotplug {
 	void (*fn)(int cpu, bool online, void *ctx);
 	void *ctx;
 	int nfd;                    /* the notifier, or -1 */
-	bool *on;                   /* by slot: its ring is open */
-	bool *failed;               /* by slot: its open failed; tried again once it left */
 	struct idle *idle;          /* by slot */
-	size_t nfds;                /* entries of s->fds */
 	bool due;                   /* a CPU's uevent came while a parse ran */
 	uint64_t next_ns;           /* pr_hotplug_tick's next look */
 	unsigned gen;               /* changes told to the attachments */
@@ -43,13 +40,13 @@ static void hp_free(struct pr_hotplug *h)
 		return;
 	if (h->nfd >= 0)
 		close(h->nfd);
-	free(h->on);
-	free(h->failed);
 	free(h->idle);
 	free(h);
 }
 
-int pr_hotplug_new(struct perfring_session *s)
+/* At perfring_session_new, once the CPU set is resolved: with
+ * follow_hotplug the set becomes every possible CPU. */
+static int init(struct perfring_session *s)
 {
 	struct pr_hotplug *h;
 	int *cpus = NULL, err;
@@ -57,23 +54,14 @@ int pr_hotplug_new(struct perfring_session *s)
 
 	if (!s->o.follow_hotplug)
 		return 0;
-	if (s->o.cpus)
-		return pr_err(NULL, -EINVAL, "opts.follow_hotplug needs opts.cpus NULL: a chosen "
-			      "list of CPUs is not followed");
-	/* A recorder is read only by snapshots, never where changes are made. */
-	if (s->o.overwrite)
-		return pr_err(NULL, -EINVAL, "opts.follow_hotplug and opts.overwrite exclude each "
-			      "other: a flight recorder's rings are read only by snapshots");
 	if ((err = pr_sysfs_cpus(NULL, "possible", &cpus, &n)))
 		return err;
 	h = n ? pr_calloc(1, sizeof(*h)) : NULL;
 	if (h) {
 		h->nfd = -1;
-		h->on = pr_calloc(n, sizeof(*h->on));
-		h->failed = pr_calloc(n, sizeof(*h->failed));
 		h->idle = pr_calloc(n, sizeof(*h->idle));
 	}
-	if (!h || !h->on || !h->failed || !h->idle) {
+	if (!h || !h->idle) {
 		hp_free(h);
 		free(cpus);
 		return n ? pr_err(NULL, -ENOMEM, "out of memory for %zu possible CPUs", n) :
@@ -86,7 +74,7 @@ int pr_hotplug_new(struct perfring_session *s)
 	return 0;
 }
 
-void pr_hotplug_free(struct perfring_session *s)
+static void fini(struct perfring_session *s)
 {
 	hp_free(s->hp);
 	s->hp = NULL;
@@ -101,12 +89,14 @@ static void idle_ring(struct pr_hotplug *h, struct pr_cpu *c, size_t i)
 
 /* The notifier first: a change between the online list's read and the
  * socket would go unseen. */
-int pr_hotplug_open(struct perfring_session *s, struct pr_cpu *cpu, const struct pr_plan *p)
+static int open_online(struct perfring_session *s, struct pr_cpu *cpu, const struct pr_plan *p)
 {
 	struct pr_hotplug *h = s->hp;
 	int *online = NULL, err;
 	size_t n = 0, i;
 
+	if (!h)
+		return PR_FEATURE_PASS;
 	if (h->nfd >= 0) /* a start that failed before */
 		close(h->nfd);
 	h->nfd = pr_uevent_open();
@@ -124,36 +114,11 @@ int pr_hotplug_open(struct perfring_session *s, struct pr_cpu *cpu, const struct
 			idle_ring(h, &cpu[i], i);
 		if (err == -ENODEV) /* it went offline since the list was read */
 			err = 0;
-		h->on[i] = !err && cpu[i].leader_fd >= 0;
 	}
 	free(online);
-	if (err) {
+	if (err)
 		pr_close_cpus(cpu, s->ncpu);
-		memset(h->on, 0, s->ncpu * sizeof(*h->on));
-	}
 	return err;
-}
-
-void pr_hotplug_fds(struct perfring_session *s)
-{
-	size_t i, k = 0;
-
-	if (!s->hp)
-		return;
-	for (i = 0; i < s->ncpu; i++)
-		if (s->hp->on[i])
-			s->fds[k++] = (struct perfring_cpu_fd){ s->cpu[i].cpu, s->cpu[i].leader_fd };
-	s->hp->nfds = k;
-}
-
-size_t pr_session_nfds(const struct perfring_session *s)
-{
-	return s->hp ? s->hp->nfds : s->ncpu;
-}
-
-bool pr_session_cpu_on(const struct perfring_session *s, size_t idx)
-{
-	return !s->hp || s->hp->on[idx];
 }
 
 int pr_hotplug_fd(const struct perfring_session *s)
@@ -185,8 +150,9 @@ static void report(struct perfring_session *s, int cpu, bool on)
 }
 
 /* The reactors drain and unwatch; what is left, and the kernel's drop
- * counts (R4), are read here before the fds close. A ring another thread
- * holds is closed by a later sync. Returns the samples read here. */
+ * counts (R4, docs/RULES.md), are read here before the fds close. A ring
+ * another thread holds is closed by a later sync. Returns the samples
+ * read here. */
 static int down(struct perfring_session *s, size_t i)
 {
 	struct pr_cpu *c = &s->cpu[i];
@@ -197,12 +163,11 @@ static int down(struct perfring_session *s, size_t i)
 	n = pr_drain(c, 0, NULL, NULL);
 	if (n < 0 || !pr_cpu_claim(c, pr_self()))
 		return 0;
-	pr_bpf_cpu_down(s, c->cpu);
+	pr_session_cpu_down(s, c);
 	pr_close_cpus(c, 1);
 	idle_ring(s->hp, c, i);
-	s->hp->on[i] = false;
 	pr_cpu_unclaim(c);
-	pr_hotplug_fds(s);
+	pr_session_fds_update(s);
 	report(s, c->cpu, false);
 	return n;
 }
@@ -226,23 +191,22 @@ static void up(struct perfring_session *s, size_t i)
 	PR_STAT_SET(c, hup, 0); /* an end its old fd reported is over */
 	err = pr_open_cpus(&p, c, 1, &s->err);
 	if (!err)
-		err = pr_bpf_cpu_up(s, c);
+		err = pr_session_cpu_up(s, c);
 	if (!err && s->state == PR_STARTED)
 		err = pr_enable_cpus(c, 1, true, &s->err);
 	if (err) {
-		pr_bpf_cpu_down(s, c->cpu);
+		pr_session_cpu_down(s, c);
 		pr_close_cpus(c, 1);
 		idle_ring(s->hp, c, i);
+		c->state = PR_CPU_FAILED;
 	}
 	c->sink = &s->reg.sink;
-	s->hp->on[i] = !err;
-	s->hp->failed[i] = err != 0;
 	pr_cpu_unclaim(c);
 	if (err) {
 		report(s, c->cpu, false);
 		return;
 	}
-	pr_hotplug_fds(s);
+	pr_session_fds_update(s);
 	tell(s, i, true);
 	report(s, c->cpu, true);
 }
@@ -263,10 +227,12 @@ int pr_hotplug_sync(struct perfring_session *s)
 		return 0;
 	pr_session_enter(s);
 	for (i = 0; i < s->ncpu && !pr_session_closing(s); i++) {
-		want = pr_cpulist_has(online, n, s->cpu[i].cpu);
-		if (!want)
-			h->failed[i] = false;
-		if (want == h->on[i] || (want && h->failed[i]))
+		struct pr_cpu *c = &s->cpu[i];
+
+		want = pr_cpulist_has(online, n, c->cpu);
+		if (!want && c->state == PR_CPU_FAILED)
+			c->state = PR_CPU_OFF;
+		if (want == pr_cpu_on(c) || (want && c->state == PR_CPU_FAILED))
 			continue;
 		if (want) {
 			up(s, i);
@@ -354,3 +320,11 @@ PERFRING_API size_t perfring_session_slots(const struct perfring_session *s)
 {
 	return s ? s->ncpu + (s->hp ? 1 : 0) : 0;
 }
+
+const struct pr_feature pr_feature_hotplug = {
+	.name = "hotplug",
+	.init = init,
+	.open = open_online,
+	.tick = pr_hotplug_tick,
+	.fini = fini,
+};

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A ring's drops: LOST records and the kernel's per-event totals, as two
  * counts of one sequence, so that no drop is counted twice. */
-#include "kernel/lost.h"
+#include "rings/lost.h"
 #include "base/sys.h"
 
 #include <errno.h>
@@ -104,8 +104,9 @@ int pr_lost_sync(struct pr_cpu *c)
 
 	if (!__atomic_exchange_n(&c->lost.due, 0, __ATOMIC_ACQUIRE))
 		return 0;
-	/* A synthetic ring has no fds, an older kernel no totals. */
-	if (c->leader_fd < 0 || !pr_lost_read_format())
+	/* An offline CPU has no events, a synthetic ring (on, but read from
+	 * memory) no fds, an older kernel no totals. */
+	if (!pr_cpu_on(c) || c->leader_fd < 0 || !pr_lost_read_format())
 		return 0;
 	/* Each event counts the drops of its own records (its inherited
 	 * children's too), the dummy leader those of the tracking records. */

@@ -2,8 +2,8 @@
 /* A ring's drops, each counted once (R4, docs/RULES.md): what its LOST
  * records report, and the kernel's per-event totals (read_format LOST,
  * Linux 6.0+), which also hold the drops that no LOST record reports yet. */
-#ifndef PR_KERNEL_LOST_H
-#define PR_KERNEL_LOST_H
+#ifndef PR_RINGS_LOST_H
+#define PR_RINGS_LOST_H
 
 #include "read/cpu.h"
 

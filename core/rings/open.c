@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Opening the rings: one dummy leader per CPU owns the mmapped ring; every
  * event (and, in pid mode, every thread) on that CPU is redirected into it. */
-#include "kernel/open.h"
-#include "kernel/lost.h"
+#include "rings/open.h"
+#include "rings/lost.h"
 #include "base/sys.h"
 
 #include <dirent.h>
@@ -135,7 +135,7 @@ void pr_open_attr(const struct pr_plan *p, const struct perfring_event *ev,
 		 * 3 runs). Its leader alone starts and stops the group. */
 		if (ev->group)
 			a->disabled = 0;
-		/* CPU-wide in every scope (kernel/open.h): exec enables no such event. */
+		/* CPU-wide in every scope (rings/open.h): exec enables no such event. */
 		if (ev->kind == PR_EV_BPF)
 			a->inherit = a->enable_on_exec = 0;
 		/* SET_OUTPUT needs the same direction as the ring's leader. A
@@ -186,7 +186,7 @@ static void leader_attr(const struct pr_plan *p, struct perf_event_attr *a)
 	a->task = !!(m & PERFRING_REC_TASK);
 	a->context_switch = !!(m & PERFRING_REC_SWITCH);
 	leader_profile_records(m, a);
-	/* Every fd's read gives its drops (kernel/lost.c), this one's too. */
+	/* Every fd's read gives its drops (rings/lost.c), this one's too. */
 	a->read_format = pr_lost_read_format();
 	/* The ring is created by this event, so its attr sets the watermark. */
 	if (p->wakeup_watermark) {
@@ -425,6 +425,8 @@ int pr_open_cpus(const struct pr_plan *p, struct pr_cpu *cpu, size_t n, struct p
 	if (o.all_gone)
 		return pr_err(e, -ESRCH, "process %d exited during perfring_session_start (its "
 			      "threads exited as they were opened, %d times)", p->pid, MAX_LISTINGS);
+	for (i = 0; !err && i < n; i++)
+		cpu[i].state = PR_CPU_ON;
 	return err;
 }
 
@@ -466,6 +468,7 @@ static void close_cpu(struct pr_cpu *c)
 	c->map = NULL;
 	c->nfds = c->nids = 0;
 	c->leader_fd = -1;
+	c->state = PR_CPU_OFF;
 }
 
 void pr_close_cpus(struct pr_cpu *cpu, size_t n)
@@ -492,7 +495,7 @@ int pr_enable_cpus(struct pr_cpu *cpu, size_t n, bool on, struct pr_errbuf *e)
 	int err;
 
 	for (i = 0; i < n; i++) {
-		if (cpu[i].leader_fd < 0) /* an offline CPU of a hotplug session */
+		if (!pr_cpu_on(&cpu[i]))
 			continue;
 		if ((err = toggle(e, cpu[i].leader_fd, cpu[i].cpu, on)))
 			return err;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Waiting out the kernel's writers of rings whose output was just paused. */
-#ifndef PR_KERNEL_SETTLE_H
-#define PR_KERNEL_SETTLE_H
+/* Visiting CPUs: waiting out the kernel's writers of rings whose output was
+ * just paused by running on each of their CPUs. */
+#ifndef PR_KERNEL_VISIT_H
+#define PR_KERNEL_VISIT_H
 
 #include <stddef.h>
 
@@ -9,6 +10,6 @@
  * affinity. 0 once it has run on every one; -errno when one cannot be
  * reached (a cpuset without it, an offline CPU), and the caller must wait
  * some other way. */
-int pr_settle_by_visit(const int *cpus, size_t n);
+int pr_visit_cpus(const int *cpus, size_t n);
 
 #endif

@@ -8,7 +8,7 @@
  * CPU after PERF_EVENT_IOC_PAUSE_OUTPUT, every write that began there
  * before the pause has published its record: a few migrations instead of
  * an RCU grace period (membarrier, some 10 ms). */
-#include "kernel/settle.h"
+#include "kernel/visit.h"
 #include "base/sys.h"
 
 #include <errno.h>
@@ -45,7 +45,7 @@ static void restore(cpu_set_t *old, size_t sz)
 	(void)pr_set_affinity(sz, old);
 }
 
-int pr_settle_by_visit(const int *cpus, size_t n)
+int pr_visit_cpus(const int *cpus, size_t n)
 {
 	size_t sz = CPU_ALLOC_SIZE(SETTLE_CPUS), i;
 	cpu_set_t *old = pr_calloc(1, sz), *one = pr_calloc(1, sz);
