@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* An exact workload for tests/test_watch.sh: calls getpid(2) exactly N times
- * (the raw syscall, never a cached wrapper), then exits with STATUS. With
+/* An exact workload for tools/tests/test_watch.sh: calls getpid(2) exactly N
+ * times (the raw syscall, never a cached wrapper), then exits with STATUS. With
  * FIFO, it first reads FIFO to its end, so a watcher can attach with -p
  * before any call is made.
  * usage: getpid_n N [STATUS [FIFO]] */

@@ -11,7 +11,3 @@ tests_test_backward_SOURCES = tests/test_backward.c
 tests_test_backward_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_test_backward_LDADD = core/libperfring-core.la $(CRITERION_LIBS)
 endif
-
-# perfring-watch --overwrite --snapshot-on SIGUSR2 (--snapshot-dir, --json, text).
-TESTS += tests/test_watch_overwrite.sh
-EXTRA_DIST += tests/test_watch_overwrite.sh

@@ -8,7 +8,7 @@
 # test's temporary directory and unmounted on every way out.
 
 top_builddir=${top_builddir:-.}
-W="$top_builddir/examples/perfring-watch"
+W="$top_builddir/tools/perfring-watch"
 P="$top_builddir/tests/bpfpin"
 case $W in /*) ;; *) W="$PWD/$W" P="$PWD/$P" ;; esac
 N_TESTS=13

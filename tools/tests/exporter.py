@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""perfring-exporter end to end (TAP, run by tests/test_exporter.sh as root):
-the page parses strictly, a real Prometheus server scrapes it and reads an
+"""perfring-exporter end to end (TAP, run by tools/tests/test_exporter.sh as
+root): the page parses strictly, a real Prometheus server scrapes it and reads an
 exact count, hostile clients neither stall collection nor grow memory, hostile
 comms stay escaped, and SIGTERM answers the scrape in flight and exits 0."""
 import json
@@ -22,10 +22,10 @@ try:
 except ImportError:
     text_string_to_metric_families = None
 
-X = prog("examples/perfring-exporter")
-W = prog("examples/perfring-watch")
+X = prog("tools/perfring-exporter")
+W = prog("tools/perfring-watch")
 GETPID = prog("tests/getpid_n")
-TASKNAME = prog("tests/taskname")
+TASKNAME = prog("tools/tests/taskname")
 FAMILIES = ("perfring_samples", "perfring_records", "perfring_bytes", "perfring_lost",
             "perfring_wakeups", "perfring_ring_fill_max_ratio",
             "perfring_delivery_latency_seconds", "perfring_samples_by_field")

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* An exact page-fault workload for tests/test_watch_signals.sh: maps N fresh
- * anonymous pages and writes one byte to each, so it takes exactly N more
- * page faults than with N = 0 (its start-up is the same either way).
+/* An exact page-fault workload for tools/tests/test_watch_signals.sh: maps
+ * N fresh anonymous pages and writes one byte to each, so it takes exactly N
+ * more page faults than with N = 0 (its start-up is the same either way).
  * usage: pages_n N */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* An exact workload for tests/test_watch_by.sh: renames itself N times
+/* An exact workload for tools/tests/test_watch_by.sh: renames itself N times
  * (prctl PR_SET_NAME with FMT and the index, so task:task_rename fires N
  * times with N distinct names), then sends itself SIGNALS ignored SIGUSR1s
  * (signal:signal_generate fires for each) and sleeps 20 ms (a context

@@ -5,7 +5,7 @@
 # exit status), so every count below is known in advance.
 
 top_builddir=${top_builddir:-.}
-W="$top_builddir/examples/perfring-watch"
+W="$top_builddir/tools/perfring-watch"
 G="$top_builddir/tests/getpid_n"
 # Absolute paths: tmux and setpriv run them from elsewhere.
 case $W in /*) ;; *) W="$PWD/$W" G="$PWD/$G" ;; esac
@@ -29,7 +29,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
 echo "1..$N_TESTS"
-. "${top_srcdir:-$(dirname "$0")/..}/tests/tap.sh"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 dump() {
 	echo "#   rc=$rc st=${st-} heads=${heads-}"
 	for f in "$T/out" "$T/err"; do

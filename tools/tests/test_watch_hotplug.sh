@@ -7,7 +7,7 @@
 # to show the last one, so nothing depends on how fast the machine is.
 
 top_builddir=${top_builddir:-.}
-W="$top_builddir/examples/perfring-watch"
+W="$top_builddir/tools/perfring-watch"
 N_TESTS=4
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_watch_hotplug.XXXXXX") || exit 1
 BG=""
@@ -19,7 +19,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
 echo "1..$N_TESTS"
-. "${top_srcdir:-$(dirname "$0")/..}/tests/tap.sh"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 not_ok() {
 	n=$((n + 1))
 	echo "not ok $n - $1"

@@ -14,7 +14,7 @@
 # Two small tmpfs mounts in the temporary directory are unmounted on exit.
 
 top_builddir=${top_builddir:-.}
-W="$top_builddir/examples/perfring-watch"
+W="$top_builddir/tools/perfring-watch"
 case $W in /*) ;; *) W="$PWD/$W" ;; esac
 TO=""
 command -v timeout >/dev/null && TO="timeout -k 5 60"
@@ -28,7 +28,7 @@ unmount() { for m in $MNT; do umount "$m" 2>/dev/null; done; MNT=""; }
 trap 'kill_bg $BG $(ours); wait; unmount; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM HUP
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/tap.sh"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 # check NAME COND: TAP ok when the shell condition holds, else not ok and stderr.
 check() {
 	n=$((n + 1))

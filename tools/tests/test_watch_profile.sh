@@ -6,7 +6,7 @@
 # FIFO or directory and --cgroup outside cgroup v2 refused as usage errors.
 
 top_builddir=${top_builddir:-.}
-W="$top_builddir/examples/perfring-watch"
+W="$top_builddir/tools/perfring-watch"
 G="$top_builddir/tests/getpid_n"
 UT="$top_builddir/tests/uprobe_target"
 W=$(realpath "$W") G=$(realpath "$G") UT=$(realpath "$UT")
@@ -27,7 +27,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
 echo "1..$N_TESTS"
-. "${top_srcdir:-$(dirname "$0")/..}/tests/tap.sh"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 dump() {
 	for f in "$T/out" "$T/err"; do
 		[ -s "$f" ] && sed 's/^/#   /' "$f" | tail -20

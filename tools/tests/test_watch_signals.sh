@@ -9,8 +9,8 @@
 # so `pgrep -f "$T/"` sees this test's processes only (the sh -c included).
 
 top_builddir=${top_builddir:-.}
-W="$top_builddir/examples/perfring-watch"
-P="$top_builddir/tests/pages_n"
+W="$top_builddir/tools/perfring-watch"
+P="$top_builddir/tools/tests/pages_n"
 case $W in /*) ;; *) W="$PWD/$W" P="$PWD/$P" ;; esac
 
 # Every run is bounded: a hang fails its test instead of stalling make check.
@@ -28,7 +28,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/tap.sh"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 # check NAME COND: ok when the shell condition (a string) holds.
 # Then what is left is killed, so each test sees only its own leftovers.
 check() {
@@ -113,7 +113,7 @@ GROUP="$M 64.13 & $M 65.13"
 # The same group deaf to SIGTERM: only SIGKILL ends it.
 DEAF="trap '' TERM; $M 64.13 & $M 65.13"
 
-# Page faults of tests/pages_n N with ASLR off (where the stack and the
+# Page faults of tools/tests/pages_n N with ASLR off (where the stack and the
 # mappings land decides a fault or two), by perfring-watch ("events lost")
 # and by perf stat.
 watch_pf() {

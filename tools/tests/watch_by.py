@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """perfring-watch --by, --print, --filter and the shared TTY screen, end to end
-(TAP, run by tests/test_watch_by.sh as root). Every count is exact: the
-workloads (tests/getpid_n, tests/taskname) make a known number of events."""
+(TAP, run by tools/tests/test_watch_by.sh as root). Every count is exact:
+the workloads (tests/getpid_n, tools/tests/taskname) make a known number of
+events."""
 import collections
 import json
 import os
@@ -14,9 +15,9 @@ import time
 
 from watchlib import SRC, Sandbox, Tap, need_root, prog, wait_for
 
-W = prog("examples/perfring-watch")
+W = prog("tools/perfring-watch")
 GETPID = prog("tests/getpid_n")
-TASKNAME = prog("tests/taskname")
+TASKNAME = prog("tools/tests/taskname")
 HOSTILE = "\033[2J\"q\\"                 # ESC [ 2 J, a quote and a backslash
 HOSTILE_SHOWN = '\\x1b[2J"q\\\\'          # as every mode must show it
 
@@ -284,8 +285,8 @@ def field_type(spec):
 
 
 docs = "".join(subprocess.run([p, "--help"], capture_output=True, text=True).stdout
-               for p in (W, prog("examples/perfring-exporter")))
-for page in ("examples/perfring-watch.1", "examples/perfring-exporter.1"):
+               for p in (W, prog("tools/perfring-exporter")))
+for page in ("tools/watch/perfring-watch.1", "tools/watch/perfring-exporter.1"):
     with open(os.path.join(SRC, page)) as f:
         docs += f.read().replace("\\-", "-")
 types = {spec: field_type(spec) for spec in by_examples(docs)}

@@ -1,20 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /* perfring-watch: what its files share. One file per job:
- *   perfring-watch.c  main: arguments -> session -> loop -> summary
- *   watch-args.c      command line and --help
- *   watch-session.c   the session, its events and the unprivileged fallback
- *   watch-child.c     the -- COMMAND child: spawn, release, reap, end
- *   watch-run.c       what every loop calls: start, tick, signal, stop, finish
- *   watch-stats.c     per-CPU counters and latency histograms
- *   watch-view.c      the TTY table, the piped lines and the JSON
- *   watch-byview.c    the --by tables in those three forms
- *   watch-print.c     --print: one perf-script line per sample, time-ordered
- *   watch-recorder.c  --overwrite: the flight recorder, its snapshots on a signal
- *   watch-metrics.c   the /metrics page (Prometheus text format)
- *   watch-bpf.c       --bpf-map: a pinned map by its path, and --dump's lines
- *   watch-http.c      --listen: evhttp on the libevent loop, bounded clients
- *   fieldcount.c      --by: a field's values counted (shared with the exporter)
- *   watch-epoll.c, watch-uv.c, watch-event.c, watch-ev.c   one loop each
+ *   main.c        main: arguments -> session -> loop -> summary
+ *   args.c        command line and --help
+ *   session.c     the session, its events and the unprivileged fallback
+ *   child.c       the -- COMMAND child: spawn, release, reap, end
+ *   run.c         what every loop calls: start, tick, signal, stop, finish
+ *   stats.c       per-CPU counters and latency histograms
+ *   hotplug.c     CPUs that leave and join while the run goes on
+ *   view.c        the TTY table, the piped lines and the JSON
+ *   byview.c      the --by tables in those three forms
+ *   print.c       --print: one perf-script line per sample, time-ordered
+ *   profile.c     --profile: the top user IPs as PATH+0xOFFSET
+ *   recorder.c    --overwrite: the flight recorder, its snapshots on a signal
+ *   metrics.c     the /metrics page (Prometheus text format)
+ *   bpf.c         --bpf-map: a pinned map by its path, and --dump's lines
+ *   http.c        --listen: evhttp on the libevent loop, bounded clients
+ *   fieldcount.c  --by: a field's values counted (shared with the exporter)
+ *   textesc.c     hostile text made safe to show, one escaping for every mode
+ *   epoll.c, uv.c, event.c, ev.c   one loop each (epoll.c on
+ *                 examples/epoll-driver.c, the teaching driver)
  * No loop header is included here: ev.h and event2/event.h cannot share a file. */
 #ifndef PERFRING_WATCH_H
 #define PERFRING_WATCH_H
@@ -176,7 +180,7 @@ struct watch {
 	                                       a snapshot's own file while it runs */
 };
 
-/* watch-args.c: 0 = run, 1 = --help/--version printed, 2 = bad arguments
+/* args.c: 0 = run, 1 = --help/--version printed, 2 = bad arguments
  * (one line on stderr already printed). */
 int watch_args_parse(struct watch_args *a, int argc, char **argv);
 int watch_args_parse_as(struct watch_args *a, enum watch_prog prog, int argc, char **argv);
@@ -184,23 +188,23 @@ const char *watch_prog_name(const struct watch_args *a);
 void watch_args_free(struct watch_args *a);
 const char *watch_sw_name(enum perfring_software kind);
 
-/* watch-session.c: returns 0 or an exit code (message printed). */
+/* session.c: returns 0 or an exit code (message printed). */
 int watch_session_open(struct watch *w);
 
-/* watch-child.c */
+/* child.c */
 int watch_child_spawn(struct watch *w);
 void watch_child_release(struct watch *w);
 void watch_child_abort(struct watch *w);
 void watch_child_reap(struct watch *w);
 void watch_child_end(struct watch *w);
 
-/* watch-run.c: signals the loops do not watch (SIGHUP, SIGPIPE), and those
+/* run.c: signals the loops do not watch (SIGHUP, SIGPIPE), and those
  * held once the run ends. */
 void watch_signals_init(void);
 void watch_hold_signals(void);
 int watch_wait_held(int ms);
 
-/* watch-run.c: the loop glue's side of the contract. */
+/* run.c: the loop glue's side of the contract. */
 void watch_loop_opts(struct watch *w, struct perfring_loop_opts *lo);
 void watch_started(struct watch *w);
 void watch_tick(struct watch *w);
@@ -212,9 +216,9 @@ void watch_loop_failed(struct watch *w, const char *what, int err);
 int watch_finish(struct watch *w);
 uint64_t watch_now_ns(void);
 
-/* watch-stats.c */
+/* stats.c */
 int watch_cpus_init(struct watch *w);
-/* watch-hotplug.c: the possible CPUs into w->cpus (returns how many), the
+/* hotplug.c: the possible CPUs into w->cpus (returns how many), the
  * open ones marked, and the cpu callback (ctx = w). */
 size_t watch_hotplug_list(struct watch *w);
 void watch_hotplug_mark(struct watch *w);
@@ -229,21 +233,21 @@ void watch_row_run(const struct watch *w, size_t i, struct watch_row *r);
 void watch_row_total(const struct watch *w, const struct watch_row *rows, bool run,
 		     struct watch_row *total);
 
-/* watch-stats.c: the /metrics latency buckets' upper bounds, in ns. */
+/* stats.c: the /metrics latency buckets' upper bounds, in ns. */
 extern const uint64_t watch_lat_le_ns[WATCH_LAT_BUCKETS];
 
-/* watch-session.c helpers for --by and --filter, in watch-byview.c's side. */
+/* session.c helpers for --by and --filter, in byview.c's side. */
 int watch_by_bind(struct watch *w, const char *spec, struct watch_ev *e);
 void watch_by_free(struct watch *w);
 void watch_by_interval_reset(struct watch *w);
 
-/* watch-byview.c: the --by tables. */
+/* byview.c: the --by tables. */
 void watch_byview_tty(struct watch *w, double dt);
 void watch_byview_pipe(struct watch *w, double t, double dt);
 void watch_byview_json(const struct watch *w, bool run, double dt);
 void watch_byview_summary(const struct watch *w);
 
-/* watch-bpf.c: the map pinned at path (BPF_OBJ_GET), or -1 with why. */
+/* bpf.c: the map pinned at path (BPF_OBJ_GET), or -1 with why. */
 int watch_bpf_get(const char *path, char *why, size_t len);
 /* --dump: one JSON line with smp's first --dump-bytes payload bytes in hex
  * (WATCH_DUMP_BYTES unless given; at most WATCH_DUMP_BYTES_MAX, which holds
@@ -252,7 +256,7 @@ int watch_bpf_get(const char *path, char *why, size_t len);
 #define WATCH_DUMP_BYTES_MAX 65535
 void watch_bpf_dump(FILE *out, const struct watch_ev *e, const struct perfring_sample *smp);
 
-/* watch-print.c: --print. */
+/* print.c: --print. */
 int watch_print_open(struct watch *w);
 int watch_print_bind(struct watch *w, struct watch_ev *e);
 void watch_print_sample(struct watch *w, const struct watch_ev *e,
@@ -260,7 +264,7 @@ void watch_print_sample(struct watch *w, const struct watch_ev *e,
 void watch_print_flush(struct watch *w, bool all);
 void watch_print_close(struct watch *w);
 
-/* watch-profile.c: --profile, the top user IPs as PATH+0xOFFSET. */
+/* profile.c: --profile, the top user IPs as PATH+0xOFFSET. */
 int watch_profile_open(struct watch *w);
 void watch_profile_sample(struct watch *w, const struct perfring_sample *smp);
 void watch_profile_tty(struct watch *w, double dt);
@@ -270,11 +274,11 @@ void watch_profile_summary(const struct watch *w);
 void watch_profile_interval_reset(struct watch *w);
 void watch_profile_close(struct watch *w);
 
-/* watch-metrics.c: the /metrics page in *buf (malloc'd, the caller frees
+/* metrics.c: the /metrics page in *buf (malloc'd, the caller frees
  * it), *len bytes. 0, or -ENOMEM with nothing to free. */
 int watch_metrics_page(const struct watch *w, char **buf, size_t *len);
 
-/* watch-http.c (libevent builds): --listen on the loop's event_base.
+/* http.c (libevent builds): --listen on the loop's event_base.
  * stop: no new connections, the loop breaks once the ones open are answered
  * (2 s at most). */
 struct event_base;
@@ -282,7 +286,7 @@ int watch_http_start(struct watch *w, struct event_base *base);
 void watch_http_stop(struct watch *w);
 void watch_http_free(struct watch *w);
 
-/* watch-view.c */
+/* view.c */
 void watch_json_str(const char *s);
 void watch_json_fstr(FILE *out, const char *s);
 void watch_frame_line(struct watch *w, const char *text);
@@ -292,7 +296,7 @@ void watch_view_interval(struct watch *w, const struct watch_row *rows,
 void watch_view_summary(struct watch *w, const struct watch_row *rows,
 			const struct watch_row *total, double secs, int exit_code);
 
-/* watch-recorder.c: --overwrite. The loop: silent until the snapshot
+/* recorder.c: --overwrite. The loop: silent until the snapshot
  * signal; and one snapshot written out (also the final one at the end). */
 int watch_loop_recorder(struct watch *w);
 void watch_snapshot(struct watch *w);
@@ -303,7 +307,7 @@ int watch_recorder_init(struct watch *w);
 void watch_recorder_child(const struct watch *w);
 void watch_recorder_free(struct watch *w);
 
-/* watch-run.c: fds 0-2 open before anything else is (a closed stdout becomes
+/* run.c: fds 0-2 open before anything else is (a closed stdout becomes
  * a pipe without a reader); the child closes them again before its exec. */
 void watch_stdio_init(void);
 void watch_stdio_child(void);
