@@ -30,7 +30,7 @@ struct pr_hotplug {
 	int nfd;                    /* the notifier, or -1 */
 	struct idle *idle;          /* by slot */
 	bool due;                   /* a CPU's uevent came while a parse ran */
-	uint64_t next_ns;           /* pr_hotplug_tick's next look */
+	uint64_t next_ns;           /* tick's next look */
 	unsigned gen;               /* changes told to the attachments */
 };
 
@@ -262,7 +262,11 @@ static int read_and_sync(struct perfring_session *s)
 	return pr_hotplug_sync(s);
 }
 
-int pr_hotplug_tick(struct perfring_session *s)
+/* The feature's tick (parse_all and the sleep-polling wait): at most every
+ * HOTPLUG_MS, the notifier is read and sysfs too. As sync. */
+#define HOTPLUG_MS 100
+
+static int tick(struct perfring_session *s)
 {
 	uint64_t now;
 
@@ -271,7 +275,7 @@ int pr_hotplug_tick(struct perfring_session *s)
 	now = pr_now_ns();
 	if (now < s->hp->next_ns)
 		return 0;
-	s->hp->next_ns = now + (uint64_t)PR_HOTPLUG_MS * PR_NS_PER_MS;
+	s->hp->next_ns = now + (uint64_t)HOTPLUG_MS * PR_NS_PER_MS;
 	return read_and_sync(s);
 }
 
@@ -325,6 +329,6 @@ const struct pr_feature pr_feature_hotplug = {
 	.name = "hotplug",
 	.init = init,
 	.open = open_online,
-	.tick = pr_hotplug_tick,
+	.tick = tick,
 	.fini = fini,
 };

@@ -21,9 +21,4 @@ int pr_hotplug_sync(struct perfring_session *s);
  * earlier while a parse ran (fd -1: only that). As sync. */
 int pr_hotplug_notified(struct perfring_session *s, int fd);
 
-/* For parse_all and the sleep-polling wait: at most every PR_HOTPLUG_MS,
- * the notifier is read and sysfs too. As sync. */
-#define PR_HOTPLUG_MS 100
-int pr_hotplug_tick(struct perfring_session *s);
-
 #endif

@@ -242,12 +242,12 @@ static void end_orphans(struct perfring_reactor *r)
 /* The other kinds' timer hooks, then the rings' flush pass. */
 static void timer_pass(struct perfring_reactor *r)
 {
-	struct slot *sl;
 	bool gone;
 
-	for (sl = r->slots + r->n; sl < r->slots + r->nslots && !r->cancelled; sl++)
-		if (sl->kind->timer)
-			sl->kind->timer(r, sl);
+	/* By index: slots is NULL while there are none (no pointer sum on it). */
+	for (size_t i = r->n; i < r->nslots && !r->cancelled; i++)
+		if (r->slots[i].kind->timer)
+			r->slots[i].kind->timer(r, &r->slots[i]);
 	if (r->cancelled) /* R7: the session went inside a hook */
 		return;
 	gone = r->orphans && pr_session_process_gone(r->s);
@@ -338,7 +338,8 @@ static void quiesce(struct perfring_reactor *r)
 {
 	struct slot *sl;
 
-	for (sl = r->slots; sl < r->slots + r->nslots; sl++) {
+	for (size_t i = 0; i < r->nslots; i++) {
+		sl = &r->slots[i];
 		pr_reactor_unwatch(r, sl);
 		if (sl->kind->stop)
 			sl->kind->stop(r, sl);

@@ -3,7 +3,6 @@
  * by default, or the built-in epoll driver under a merged reactor. */
 #include "loop/epoll.h"
 #include "loop/reactor.h"
-#include "features/hotplug.h"
 #include "read/merge.h"
 #include "snapshot.h"
 #include "base/clock.h"
@@ -97,7 +96,7 @@ static void poll_loop(struct perfring_session *s, struct loop *l)
 	int ms, n;
 
 	while (!done(l)) {
-		if ((n = pr_hotplug_tick(s)) > 0)
+		if ((n = pr_session_tick(s)) > 0)
 			l->total += n;
 		if (pass(s, l))
 			continue;
