@@ -41,6 +41,10 @@ struct pr_feature {
 	void (*fini)(struct perfring_session *s);
 };
 
+/* Each row of s's list, in order (f: const struct pr_feature *const *). */
+#define PR_EACH_FEATURE(s, f) \
+	for (const struct pr_feature *const *f = (s)->features; f && *f; f++)
+
 /* The rows, NULL-terminated, in the order their hooks run; defined in
  * feature.c, reached by the session through s->features. */
 extern const struct pr_feature *const pr_features[];

@@ -15,12 +15,9 @@
 /* struct perfring_opts as 0.1 published it: up to flush_ms. */
 #define PR_OPTS_V01_SZ offsetof(struct perfring_opts, enable_on_exec)
 
-#define EACH_FEATURE(s, f) \
-	for (const struct pr_feature *const *f = (s)->features; *f; f++)
-
 static void features_fini(struct perfring_session *s)
 {
-	EACH_FEATURE(s, f)
+	PR_EACH_FEATURE(s, f)
 		if ((*f)->fini)
 			(*f)->fini(s);
 }
@@ -29,7 +26,7 @@ static int features_init(struct perfring_session *s)
 {
 	int err;
 
-	EACH_FEATURE(s, f)
+	PR_EACH_FEATURE(s, f)
 		if ((*f)->init && (err = (*f)->init(s)))
 			return err;
 	return 0;
@@ -72,7 +69,7 @@ static int features_check(struct perfring_session *s)
 {
 	int err;
 
-	EACH_FEATURE(s, f)
+	PR_EACH_FEATURE(s, f)
 		if ((*f)->check && (err = (*f)->check(s)))
 			return err;
 	return 0;
@@ -83,7 +80,7 @@ static int open_cpus(struct perfring_session *s, struct pr_cpu *cpu, const struc
 {
 	int err;
 
-	EACH_FEATURE(s, f)
+	PR_EACH_FEATURE(s, f)
 		if ((*f)->open && (err = (*f)->open(s, cpu, p)) != PR_FEATURE_PASS)
 			return err;
 	return pr_open_cpus(p, cpu, s->ncpu, &s->err);
@@ -91,7 +88,7 @@ static int open_cpus(struct perfring_session *s, struct pr_cpu *cpu, const struc
 
 static void features_unmap(struct perfring_session *s)
 {
-	EACH_FEATURE(s, f)
+	PR_EACH_FEATURE(s, f)
 		if ((*f)->unmap)
 			(*f)->unmap(s);
 }
@@ -102,11 +99,11 @@ static int features_started(struct perfring_session *s)
 {
 	int err = 0;
 
-	EACH_FEATURE(s, f)
+	PR_EACH_FEATURE(s, f)
 		if ((*f)->started && (err = (*f)->started(s)))
 			break;
 	if (!err && s->o.enable_on_exec)
-		EACH_FEATURE(s, f)
+		PR_EACH_FEATURE(s, f)
 			if ((*f)->exec_enable && (err = (*f)->exec_enable(s)))
 				break;
 	return err;

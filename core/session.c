@@ -15,9 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EACH_FEATURE(s, f) \
-	for (const struct pr_feature *const *f = (s)->features; f && *f; f++)
-
 static bool process_is_zombie(pid_t pid)
 {
 	char path[64], *text = NULL, *p;
@@ -50,11 +47,11 @@ static void session_free(struct perfring_session *s)
 		s->attached = a->next;
 		a->release(a);
 	}
-	EACH_FEATURE(s, f)
+	PR_EACH_FEATURE(s, f)
 		if ((*f)->unmap)
 			(*f)->unmap(s);
 	pr_session_close_rings(s);
-	EACH_FEATURE(s, f)
+	PR_EACH_FEATURE(s, f)
 		if ((*f)->fini)
 			(*f)->fini(s);
 	if (s->pidfd >= 0)
@@ -132,7 +129,7 @@ void pr_session_fds_update(struct perfring_session *s)
 
 void pr_session_cpu_down(struct perfring_session *s, struct pr_cpu *c)
 {
-	EACH_FEATURE(s, f)
+	PR_EACH_FEATURE(s, f)
 		if ((*f)->cpu_down)
 			(*f)->cpu_down(s, c);
 }
@@ -142,7 +139,7 @@ int pr_session_cpu_up(struct perfring_session *s, struct pr_cpu *c)
 	const struct pr_feature *const *done;
 	int err;
 
-	EACH_FEATURE(s, f) {
+	PR_EACH_FEATURE(s, f) {
 		if (!(*f)->cpu_up || !(err = (*f)->cpu_up(s, c)))
 			continue;
 		for (done = s->features; done != f; done++)
@@ -157,7 +154,7 @@ int pr_session_tick(struct perfring_session *s)
 {
 	int n = 0, k;
 
-	EACH_FEATURE(s, f) {
+	PR_EACH_FEATURE(s, f) {
 		if (!(*f)->tick)
 			continue;
 		if ((k = (*f)->tick(s)) == -ECANCELED)

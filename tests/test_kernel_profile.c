@@ -318,14 +318,15 @@ static struct {
 	bool made;
 } cg = { .in = { .pid = -1 }, .out = { .pid = -1 } };
 
-static int cgroup2_mount(char *dir, size_t len)
+/* The mount point of the first filesystem of type `want`, from /proc/self/mounts. */
+static int mount_of_type(const char *want, char *dir, size_t len)
 {
 	char line[1024], mdir[512], type[64];
 	FILE *f = fopen("/proc/self/mounts", "r");
 	int found = 0;
 
 	while (f && !found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*s %511s %63s", mdir, type) == 2 && !strcmp(type, "cgroup2") &&
+		if (sscanf(line, "%*s %511s %63s", mdir, type) == 2 && !strcmp(type, want) &&
 		    strlen(mdir) < len) {
 			strcpy(dir, mdir);
 			found = 1;
@@ -333,6 +334,11 @@ static int cgroup2_mount(char *dir, size_t len)
 	if (f)
 		fclose(f);
 	return found ? 0 : -ENOENT;
+}
+
+static int cgroup2_mount(char *dir, size_t len)
+{
+	return mount_of_type("cgroup2", dir, len);
 }
 
 static void reap(struct kchild *c)
@@ -529,19 +535,7 @@ static void fake_cg_cleanup(void)
 /* The cgroup v1 mount point of a hierarchy, if one is mounted. */
 static int cgroup1_mount(char *dir, size_t len)
 {
-	char line[1024], mdir[512], type[64];
-	FILE *f = fopen("/proc/self/mounts", "r");
-	int found = 0;
-
-	while (f && !found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*s %511s %63s", mdir, type) == 2 && !strcmp(type, "cgroup") &&
-		    strlen(mdir) < len) {
-			strcpy(dir, mdir);
-			found = 1;
-		}
-	if (f)
-		fclose(f);
-	return found ? 0 : -ENOENT;
+	return mount_of_type("cgroup", dir, len);
 }
 
 /* A directory outside cgroup v2 is refused at perfring_session_new, even
