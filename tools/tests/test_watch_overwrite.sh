@@ -29,6 +29,13 @@ trap 'kill_bg $BG $(ours); wait; unmount; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM HUP
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+# $pid: the recorder itself, $tpid's child when timeout(1) runs it.
+find_recorder() {
+	pid=$tpid
+	[ -n "$TO" ] || return 0
+	i=0
+	while ! pid=$(pgrep -P $tpid) && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+}
 # check NAME COND: TAP ok when the shell condition holds, else not ok and stderr.
 check() {
 	n=$((n + 1))
@@ -82,11 +89,7 @@ $TO "$W" --overwrite --snapshot-on SIGUSR2 --snapshot-dir "$T/snaps" --json --pa
 	-e syscalls:sys_enter_close -- "$PY" "$T/gen.py" "$T" >"$T/out" 2>"$T/err" &
 tpid=$!
 BG="$tpid"
-pid=$tpid
-if [ -n "$TO" ]; then
-	i=0
-	while ! pid=$(pgrep -P $tpid) && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-fi
+find_recorder
 sent=0
 for r in 0 1 2; do
 	wait_file "$T/round-$r" || break
@@ -196,11 +199,7 @@ rec_start() {
 		"$PY" "$T/wait30.py" "$T/$go" >"$T/out" 2>"$T/err" &
 	tpid=$!
 	BG="$BG $tpid"
-	pid=$tpid
-	if [ -n "$TO" ]; then
-		i=0
-		while ! pid=$(pgrep -P $tpid) && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-	fi
+	find_recorder
 	wait_err "recording into"
 }
 # rec_end GO: the command's wait ends; rc is the recorder's status.
@@ -272,11 +271,7 @@ $TO "$W" --overwrite --snapshot-on SIGUSR2 --snapshot-dir "$T/d7" --pages 4 \
 	-e syscalls:sys_enter_close -- "$PY" "$T/wait30.py" "$T/go7" "$T/fd1" >&- 2>"$T/err" &
 tpid=$!
 BG="$BG $tpid"
-pid=$tpid
-if [ -n "$TO" ]; then
-	i=0
-	while ! pid=$(pgrep -P $tpid) && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-fi
+find_recorder
 wait_err "recording into"
 wait_file "$T/fd1"
 kill -USR2 "$pid"

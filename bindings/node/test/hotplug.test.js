@@ -42,12 +42,13 @@ function until(cond, ms, what) {
   });
 }
 
-test('without cpus, a watch follows a CPU that leaves and comes back', async () => {
+// A test-only sysfs root holding this machine's possible and online lists;
+// cpu is the one that leaves (the last online), setOnline rewrites the list.
+function fakeSysfs() {
   const sys = '/sys/devices/system/cpu';
   const online = fs.readFileSync(`${sys}/online`, 'utf8');
   const real = cpuList(online);
   assert.ok(real.length >= 2, 'needs two online CPUs (one leaves, one stays)');
-  const cpu = real[real.length - 1];
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'perfring-node-hotplug-'));
   const dir = path.join(root, 'devices/system/cpu');
   fs.mkdirSync(dir, { recursive: true });
@@ -55,6 +56,12 @@ test('without cpus, a watch follows a CPU that leaves and comes back', async () 
   // sendfile copy spins on them.
   fs.writeFileSync(path.join(dir, 'possible'), fs.readFileSync(`${sys}/possible`, 'utf8'));
   fs.writeFileSync(path.join(dir, 'online'), online);
+  const setOnline = (cpus) => fs.writeFileSync(path.join(dir, 'online'), cpus.join(',') + '\n');
+  return { real, cpu: real[real.length - 1], root, setOnline };
+}
+
+test('without cpus, a watch follows a CPU that leaves and comes back', async () => {
+  const { real, cpu, root, setOnline } = fakeSysfs();
   process.env.PERFRING_TEST_SYSFS = root;
   const wl = getpids(N);
   let n = 0;
@@ -64,10 +71,10 @@ test('without cpus, a watch follows a CPU that leaves and comes back', async () 
     const listed = () => w.stats().map((s) => s.cpu);
     assert.deepStrictEqual(listed(), real);
     const fdsOn = fdCount();
-    fs.writeFileSync(path.join(dir, 'online'), real.filter((c) => c !== cpu).join(',') + '\n');
+    setOnline(real.filter((c) => c !== cpu));
     await until(() => !listed().includes(cpu), 5000, `CPU ${cpu} leaving`);
     assert.ok(fdCount() < fdsOn, `its fds close: ${fdCount()} of ${fdsOn}`);
-    fs.writeFileSync(path.join(dir, 'online'), online);
+    setOnline(real);
     await until(() => listed().includes(cpu), 5000, `CPU ${cpu} coming back`);
     assert.strictEqual(fdCount(), fdsOn, 'its fds are back');
     const ended = once(w, 'end', 20000);
@@ -120,17 +127,7 @@ function inbox(child) {
 // online list's read takes it and gives it back, and the second of the
 // returning CPU's perf_event_opens fails with EMFILE.
 test('a CPU that comes back but fails to open is an \'error\' with its cpu, once', async () => {
-  const sys = '/sys/devices/system/cpu';
-  const online = fs.readFileSync(`${sys}/online`, 'utf8');
-  const real = cpuList(online);
-  assert.ok(real.length >= 2, 'needs two online CPUs (one leaves, one stays)');
-  const cpu = real[real.length - 1];
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'perfring-node-hotplug-'));
-  const dir = path.join(root, 'devices/system/cpu');
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'possible'), fs.readFileSync(`${sys}/possible`, 'utf8'));
-  fs.writeFileSync(path.join(dir, 'online'), online);
-  const setOnline = (cpus) => fs.writeFileSync(path.join(dir, 'online'), cpus.join(',') + '\n');
+  const { real, cpu, root, setOnline } = fakeSysfs();
   const child = fork(path.join(__dirname, 'hotplug-child.js'), [],
                      { env: { ...process.env, PERFRING_TEST_SYSFS: root } });
   const from = inbox(child);
