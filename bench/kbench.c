@@ -274,6 +274,7 @@ struct lpr_stop {
 	const struct kb_gen *g;
 	const struct kb_tally *t;
 	uint64_t n;
+	uint64_t window;   /* the session's order window */
 };
 
 static bool lpr_should_stop(void *ctx)
@@ -287,7 +288,10 @@ static int lpr_consume(struct perfring_session *s, const struct lpr_stop *st)
 {
 	int err = perfring_session_parse_until(s, lpr_should_stop, (void *)st);
 
-	/* The generator is done: what it wrote is in the rings now. */
+	/* The generator is done: what it wrote is in the rings now (and with
+	 * a window, the stop lets the parse take what the window kept). */
+	if (err >= 0 && st->window)
+		err = perfring_session_stop(s);
 	if (err >= 0)
 		err = perfring_session_parse_all(s);
 	return err < 0 ? err : 0;
@@ -325,7 +329,7 @@ static int run_session(const struct perfring_opts *o, long n, struct kb_run *r)
 	struct kb_usage u0;
 	struct kb_tally t;
 	struct kb_gen g;
-	struct lpr_stop st = { &g, &t, (uint64_t)n };
+	struct lpr_stop st = { &g, &t, (uint64_t)n, o->order_window_ns };
 	int err;
 
 	if ((err = kb_gen_start(&g, n)))
@@ -351,7 +355,8 @@ int kb_run_lpr(const struct kb_lpr_cfg *c, long n, struct kb_run *r)
 {
 	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = c->pages,
 				   .wakeup_watermark = c->watermark,
-				   .wakeup_events = c->wakeup_events, .flush_ms = c->flush_ms };
+				   .wakeup_events = c->wakeup_events, .flush_ms = c->flush_ms,
+				   .order_window_ns = c->order_window_ns };
 
 	return run_session(&o, n, r);
 }

@@ -128,6 +128,7 @@ void kb_run_finish(struct kb_run *r, struct kb_tally *t, const struct kb_usage *
  * ring and wakeup setting (all zero: default polling). */
 struct kb_lpr_cfg {
 	uint32_t pages, watermark, wakeup_events, flush_ms;
+	uint64_t order_window_ns;   /* 0: none; else stop, then the last parse */
 };
 int kb_run_lpr(const struct kb_lpr_cfg *c, long n, struct kb_run *r);
 /* A flight recorder: overwrite rings of this many pages and no reader while

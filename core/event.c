@@ -45,9 +45,12 @@ void pr_registry_free(struct pr_registry *r)
 
 	for (i = 0; i < r->nevents; i++)
 		event_free(r->events[i]);
+	for (i = 0; i < r->nsources; i++)
+		event_free(r->sources[i]);
 	free(r->events);
-	r->events = NULL;
-	r->nevents = 0;
+	free(r->sources);
+	r->events = r->sources = NULL;
+	r->nevents = r->nsources = 0;
 }
 
 static int silent_sample(const struct perfring_sample *smp, void *ctx)
@@ -66,7 +69,10 @@ void pr_registry_silence(struct pr_registry *r)
 
 	for (i = 0; i < r->nevents; i++)
 		__atomic_store_n(&r->events[i]->fn, silent_sample, __ATOMIC_RELAXED);
+	for (i = 0; i < r->nsources; i++)
+		__atomic_store_n(&r->sources[i]->fn, silent_sample, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->sink.fn, silent_record, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->lost.fn, NULL, __ATOMIC_RELAXED);
 }
 
 static int check_addable(struct pr_registry *r)
@@ -76,20 +82,24 @@ static int check_addable(struct pr_registry *r)
 	return 0;
 }
 
-/* Takes ownership of ev: registers it, or frees it on failure. */
+/* Takes ownership of ev: registers it in r's list of its kind (perf
+ * events, or sources), or frees it on failure. */
 static int register_event(struct pr_registry *r, struct perfring_event *ev,
 			  struct perfring_event **out)
 {
+	bool src = ev->kind == PR_EV_RINGBUF;
+	struct perfring_event ***list = src ? &r->sources : &r->events;
+	size_t *n = src ? &r->nsources : &r->nevents;
 	struct perfring_event **arr;
 
-	arr = pr_realloc(r->events, (r->nevents + 1) * sizeof(*arr));
+	arr = pr_realloc(*list, (*n + 1) * sizeof(*arr));
 	if (!arr) {
 		pr_err(r->err, -ENOMEM, "out of memory adding event %s", ev->name);
 		event_free(ev);
 		return -ENOMEM;
 	}
-	r->events = arr;
-	r->events[r->nevents++] = ev;
+	*list = arr;
+	arr[(*n)++] = ev;
 	ev->reg = r;
 	if (out)
 		*out = ev;
@@ -346,6 +356,22 @@ int pr_add_event(struct pr_registry *r, enum pr_ev_kind kind, const struct perf_
 	return register_event(r, ev, out);
 }
 
+int pr_add_source(struct pr_registry *r, enum pr_ev_kind kind, const char *name,
+		  struct perfring_event **out)
+{
+	struct perfring_event *ev;
+	int err = check_addable(r);
+
+	if (err)
+		return err;
+	if (!(ev = pr_calloc(1, sizeof(*ev))))
+		return pr_err(r->err, -ENOMEM, "out of memory adding an event");
+	ev->kind = kind;
+	ev->bpf.fd = -1;
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	return register_event(r, ev, out);
+}
+
 #define UPROBE_PMU "/sys/bus/event_source/devices/uprobe"
 
 /* A number from a sysfs file of the uprobe PMU: its type, or the first bit
@@ -417,6 +443,10 @@ PERFRING_API int perfring_event_set_group(struct perfring_event *member,
 			       member ? "leader" : "member");
 	if (member->reg->frozen)
 		return pr_err(member->reg->err, -EBUSY, "set_group: only before start");
+	if (member->kind == PR_EV_RINGBUF || leader->kind == PR_EV_RINGBUF)
+		return pr_err(member->reg->err, -EOPNOTSUPP, "set_group: %s is a BPF ring buffer, "
+			      "not a perf event: it has no counter to group",
+			      member->kind == PR_EV_RINGBUF ? member->name : leader->name);
 	if (member->reg != leader->reg || member == leader || leader->group ||
 	    member->members || member->group)
 		return pr_err(member->reg->err, -EINVAL, "set_group: %s cannot join %s's group: %s",
@@ -448,6 +478,10 @@ PERFRING_API int perfring_event_set_filter(struct perfring_event *ev, const char
 
 	if (!ev)
 		return pr_null(NULL, __func__, "ev");
+	if (ev->kind == PR_EV_RINGBUF)
+		return pr_err(ev->reg->err, -EOPNOTSUPP, "set_filter: %s is a BPF ring buffer, not a "
+			      "perf event: the kernel filters no ring buffer; filter in its BPF "
+			      "program or in the callback", ev->name);
 	if (ev->kind != PR_EV_TRACEPOINT)
 		return pr_err(ev->reg->err, -EINVAL, "set_filter: %s is not a tracepoint", ev->name);
 	if (ev->reg->frozen)
@@ -474,6 +508,10 @@ PERFRING_API int perfring_event_field(const struct perfring_event *ev, const cha
 	if (!ev || !name || !out)
 		return pr_null(ev ? ev->reg->err : NULL, __func__,
 			       !ev ? "ev" : !name ? "name" : "out");
+	if (ev->kind == PR_EV_RINGBUF)
+		return pr_err(ev->reg->err, -EOPNOTSUPP, "event_field: %s is a BPF ring buffer: its "
+			      "records are the program's own bytes (sample.raw), with no tracefs "
+			      "format to name fields", ev->name);
 	if (ev->kind != PR_EV_TRACEPOINT)
 		return pr_err(ev->reg->err, -EINVAL, "event_field: %s is not a tracepoint", ev->name);
 	f = pr_format_field(&ev->fmt, name);
@@ -490,7 +528,7 @@ PERFRING_API const char *perfring_event_name(const struct perfring_event *ev)
 
 PERFRING_API const struct perf_event_attr *perfring_event_attr(const struct perfring_event *ev)
 {
-	return ev ? &ev->attr : NULL;
+	return ev && ev->kind != PR_EV_RINGBUF ? &ev->attr : NULL;
 }
 
 int pr_set_record_callback(struct pr_registry *r, uint32_t mask, perfring_record_fn fn,
@@ -502,5 +540,13 @@ int pr_set_record_callback(struct pr_registry *r, uint32_t mask, perfring_record
 	if (r->frozen)
 		return pr_err(r->err, -EBUSY, "set_record_callback: only before start");
 	r->sink = (struct pr_sink){ fn, ctx, mask };
+	return 0;
+}
+
+int pr_set_lost_callback(struct pr_registry *r, pr_lost_fn fn, void *ctx)
+{
+	if (r->frozen)
+		return pr_err(r->err, -EBUSY, "set_lost_callback: only before start");
+	r->lost = (struct pr_lost_cb){ fn, ctx };
 	return 0;
 }

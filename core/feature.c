@@ -10,5 +10,6 @@ const struct pr_feature *const pr_features[] = {
 	&pr_feature_cgroup,
 	&pr_feature_hotplug,
 	&pr_feature_bpf_output,
+	&pr_feature_bpf_ringbuf,
 	NULL,
 };

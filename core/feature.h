@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* What a session can do beyond rings of events (BPF output, CPU hotplug,
- * cgroup scope) is a feature: a row of optional hooks the session calls at
- * fixed points of its lifecycle. A feature never calls another: hotplug
- * tells the session that a CPU changed (pr_session_cpu_up/_down), and the
- * session runs every feature's cpu_up/cpu_down. */
+/* What a session can do beyond rings of events (BPF output, BPF ring
+ * buffers, CPU hotplug, cgroup scope) is a feature: a row of optional hooks
+ * the session calls at fixed points of its lifecycle. A feature never calls
+ * another: hotplug tells the session that a CPU changed
+ * (pr_session_cpu_up/_down), and the session runs every feature's
+ * cpu_up/cpu_down. */
 #ifndef PR_FEATURE_H
 #define PR_FEATURE_H
 
@@ -52,5 +53,6 @@ extern const struct pr_feature *const pr_features[];
 extern const struct pr_feature pr_feature_cgroup;
 extern const struct pr_feature pr_feature_hotplug;
 extern const struct pr_feature pr_feature_bpf_output;
+extern const struct pr_feature pr_feature_bpf_ringbuf;
 
 #endif

@@ -159,9 +159,9 @@ PERFRING_API int perfring_session_start(struct perfring_session *s)
 		return pr_err(&s->err, -EBUSY, "perfring_session_start: already started");
 	if (s->state == PR_STOPPED)
 		return restart(s);
-	if (!s->reg.nevents && !s->reg.sink.fn)
-		return pr_err(&s->err, -EINVAL, "perfring_session_start: no events added and no "
-			      "record callback set");
+	if (!s->reg.nevents && !s->reg.nsources && !s->reg.sink.fn)
+		return pr_err(&s->err, -EINVAL, "perfring_session_start: no events or ring buffers "
+			      "added and no record callback set");
 	if ((err = features_check(s)) || (err = open_rings(s)))
 		return err;
 	/* R2: the end of a pid-mode session is the process's, which a pidfd
@@ -221,4 +221,11 @@ PERFRING_API int perfring_session_set_record_callback(struct perfring_session *s
 						      perfring_record_fn fn, void *ctx)
 {
 	return s ? pr_set_record_callback(&s->reg, mask, fn, ctx) : pr_null(NULL, __func__, "s");
+}
+
+PERFRING_API int perfring_session_set_lost_callback(struct perfring_session *s,
+						    void (*fn)(int cpu, uint64_t lost, void *ctx),
+						    void *ctx)
+{
+	return s ? pr_set_lost_callback(&s->reg, fn, ctx) : pr_null(NULL, __func__, "s");
 }

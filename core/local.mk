@@ -15,6 +15,7 @@ core_libperfring_core_la_SOURCES = \
 	core/kernel/sysfs.c core/kernel/sysfs.h core/kernel/uevent.c core/kernel/uevent.h \
 	core/kernel/tracefs.c core/kernel/tracefs.h core/kernel/format.c \
 	core/kernel/bpfmap.c core/kernel/bpfmap.h \
+	core/kernel/ringbuf.c core/kernel/ringbuf.h core/read/ringbuf.c core/read/ringbuf.h \
 	core/event.c core/event.h \
 	core/read/cpu.c core/read/cpu.h \
 	core/rings/open.c core/rings/open.h core/rings/lost.c core/rings/lost.h \
@@ -22,10 +23,11 @@ core_libperfring_core_la_SOURCES = \
 	core/read/deliver.c core/read/deliver.h core/read/drain.c core/read/drain.h \
 	core/read/stretch.h core/read/pull.c core/read/pull.h \
 	core/read/cursor.h core/read/batch.c core/read/batch.h \
-	core/read/merge.c core/read/merge.h \
+	core/read/merge.c core/read/merge.h core/read/rbkeep.c core/read/rbkeep.h \
 	core/opts.c core/opts.h core/session.c core/session.h \
 	core/feature.c core/feature.h core/features/bpf_output.c core/features/cgroup.c \
 	core/features/hotplug.c core/features/hotplug.h core/features/uprobe.c \
+	core/features/bpf_ringbuf.c core/features/bpf_ringbuf.h core/loop/ringbuf.c \
 	core/lifecycle.c core/parse.c \
 	core/kernel/backward.c core/kernel/backward.h core/kernel/tail.c core/kernel/tail.h \
 	core/kernel/visit.c core/kernel/visit.h \

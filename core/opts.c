@@ -95,6 +95,17 @@ static int check_interval(uint32_t v, const char *name, bool never_ok)
 	return 0;
 }
 
+int pr_opts_window(struct pr_errbuf *e, const char *where, uint64_t ns)
+{
+	if (ns > PR_ORDER_WINDOW_MAX_NS)
+		return pr_err(e, -EINVAL, "%s.order_window_ns = %llu ns is above the limit of "
+			      "%llu ns (%u s): a record is held back at most that long",
+			      where, (unsigned long long)ns,
+			      (unsigned long long)PR_ORDER_WINDOW_MAX_NS,
+			      (unsigned)(PR_ORDER_WINDOW_MAX_NS / 1000000000ull));
+	return 0;
+}
+
 /* The page allocator's largest order: /proc/buddyinfo has a column for
  * each order, 0 to the largest. 0 or -errno. */
 static int max_page_order(int *order)
@@ -184,7 +195,8 @@ static int check_overwrite(const struct perfring_opts *o)
 {
 	const char *name = o->wakeup_watermark ? "wakeup_watermark" :
 			   o->wakeup_events ? "wakeup_events" : o->flush_ms ? "flush_ms" :
-			   o->poll_interval_ms ? "poll_interval_ms" : NULL;
+			   o->poll_interval_ms ? "poll_interval_ms" :
+			   o->order_window_ns ? "order_window_ns" : NULL;
 
 	if (!o->overwrite || !name)
 		return 0;
@@ -226,7 +238,8 @@ int pr_opts_check(struct perfring_opts *o, size_t page, uint64_t *data_size)
 	if ((err = check_ring(o, page, data_size)))
 		return err;
 	if ((err = check_interval(o->poll_interval_ms, "poll_interval_ms", false)) ||
-	    (err = check_interval(o->flush_ms, "flush_ms", true)))
+	    (err = check_interval(o->flush_ms, "flush_ms", true)) ||
+	    (err = pr_opts_window(NULL, "opts", o->order_window_ns)))
 		return err;
 	if (!o->poll_interval_ms)
 		o->poll_interval_ms = DEFAULT_POLL_MS;

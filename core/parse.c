@@ -178,6 +178,7 @@ PERFRING_API int perfring_cpu_pull(struct perfring_session *s, int cpu,
 
 PERFRING_API int perfring_session_parse_all(struct perfring_session *s)
 {
+	struct pr_pass p = { 0 };
 	int n, k;
 
 	if (!s)
@@ -188,7 +189,9 @@ PERFRING_API int perfring_session_parse_all(struct perfring_session *s)
 		return n;
 	pr_session_enter(s);
 	k = pr_session_tick(s);
-	n = pr_merge_parse(s->merge, NULL);
+	/* After stop nothing younger can come: what the window kept goes now. */
+	p.window = s->state == PR_STOPPED ? 0 : s->o.order_window_ns;
+	n = pr_merge_pass(s->merge, &p);
 	if (n == -EBUSY)
 		pr_session_busy(s);
 	return leave(s, n < 0 ? n : n + (k > 0 ? k : 0));

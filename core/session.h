@@ -17,6 +17,7 @@ struct pr_merge;
 struct pr_snap;
 struct pr_hotplug;
 struct pr_feature;
+struct pr_ringbufs;
 
 enum pr_state { PR_NEW, PR_STARTED, PR_STOPPED };
 
@@ -54,6 +55,7 @@ struct perfring_session {
 	struct pr_errbuf err;
 	struct pr_snap *snap;       /* opts.overwrite: the snapshots' copies (snapshot.c) */
 	struct pr_hotplug *hp;      /* opts.follow_hotplug: the CPUs' states; else NULL */
+	struct pr_ringbufs *rbs;    /* BPF ring buffers (features/bpf_ringbuf.c); NULL: none */
 };
 
 static inline struct pr_errbuf *pr_serr(struct perfring_session *s)

@@ -17,3 +17,16 @@ examples/bpf/getpid.bpf.o: $(srcdir)/examples/bpf/getpid.bpf.c
 CLEANFILES += examples/bpf/getpid.bpf.o
 TESTS += tests/test_bpf_example.sh
 endif
+
+# examples/getpidsnoop: a ring-buffer tool on libuv in the style of
+# libbpf-tools, its program as raw instructions (no clang, no libbpf), and
+# its end-to-end test.
+if BUILD_UV
+noinst_PROGRAMS += examples/getpidsnoop
+examples_getpidsnoop_SOURCES = examples/getpidsnoop.c
+examples_getpidsnoop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/adapters/uv/include
+examples_getpidsnoop_CFLAGS = $(AM_CFLAGS) $(LIBUV_CFLAGS)
+examples_getpidsnoop_LDADD = adapters/uv/libperfring-uv.la core/libperfring.la $(LIBUV_LIBS)
+TESTS += examples/test_getpidsnoop.sh
+endif
+EXTRA_DIST += examples/test_getpidsnoop.sh

@@ -36,4 +36,16 @@ for h in "$(dirname "$0")"/../core/include/perfring/*.h; do
 	$cc -std=c11 -Wall -Wextra -Werror -fsyntax-only $cflags "$tmp/h.c" ||
 		{ echo "installcheck: <perfring/$h> does not compile alone"; exit 1; }
 done
-echo "installcheck: built and ran against $destdir$prefix with pkg-config only; each of $n headers compiles alone"
+# Every installed shared library's exports carry a version node (abi/*.map):
+# a program linked against them records PERFRING_0.1 and its kin.
+libdir=$(PKG_CONFIG_PATH="$pcdir" pkg-config --define-prefix --variable=libdir perfring)
+nl=0
+for so in "$libdir"/libperfring*.so; do
+	nl=$((nl + 1))
+	bad=$(objdump -T "$so" | awk '!/\*UND\*/ && $NF ~ /^perfring_/ && $(NF-1) !~ /^PERFRING_[A-Z_]*[0-9.]+$/ {print $NF}')
+	[ -z "$bad" ] || { echo "installcheck: $so exports without a version node: $bad"; exit 1; }
+done
+[ "$nl" -gt 0 ] || { echo "installcheck: no libperfring*.so in $libdir"; exit 1; }
+objdump -T "$tmp/t" | grep -Eq '\(PERFRING_0\.1\) +perfring_session_new$' ||
+	{ echo "installcheck: the program does not bind perfring_session_new@PERFRING_0.1"; exit 1; }
+echo "installcheck: built and ran against $destdir$prefix with pkg-config only; each of $n headers compiles alone; $nl libraries version every export"

@@ -327,3 +327,229 @@ int kbpf_close_gone(struct kbpf *b)
 	kbpf_close(b);
 	return kbpf_wait_gone(ids, 3);
 }
+
+/* The ring-buffer programs, emitted with their jumps patched (one builder
+ * for the three modes). */
+struct emit {
+	struct bpf_insn i[512];
+	int n;
+	int to_exit[8], nexit;    /* jumps to patch to EXIT */
+	int to_fail[8], nfail;    /* ... to FAIL */
+};
+
+static void put(struct emit *e, struct bpf_insn x)
+{
+	if (e->n < (int)(sizeof(e->i) / sizeof(e->i[0])))
+		e->i[e->n] = x;
+	e->n++;
+}
+
+static void put_ld64(struct emit *e, int dst, int src, uint64_t v)
+{
+	struct bpf_insn two[] = { LD_IMM64(dst, src, (int32_t)(uint32_t)v, (int32_t)(v >> 32)) };
+
+	put(e, two[0]);
+	put(e, two[1]);
+}
+
+/* A forward jump whose target is patched later: kind 0 EXIT, 1 FAIL. */
+static void put_jump(struct emit *e, struct bpf_insn j, int kind)
+{
+	if (kind == 0 && e->nexit < 8)
+		e->to_exit[e->nexit++] = e->n;
+	else if (kind == 1 && e->nfail < 8)
+		e->to_fail[e->nfail++] = e->n;
+	put(e, j);
+}
+
+static void patch(struct emit *e, const int *at, int n, int target)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		e->i[at[k]].off = (int16_t)(target - at[k] - 1);
+}
+
+#define AND64_IMM(d, i) INSN(BPF_ALU64 | BPF_AND | BPF_K, d, 0, 0, i)
+#define JA(o) INSN(BPF_JMP | BPF_JA, 0, 0, o, 0)
+
+/* The record at base+off (base r10 or r9): magic, tgid, tid, ktime, zeros. */
+static void put_record(struct emit *e, int base, int off, uint32_t size)
+{
+	uint32_t k;
+
+	put_ld64(e, 1, 0, KBPF_MAGIC);
+	put(e, STX(BPF_DW, base, 1, off));
+	put(e, MOV64_REG(1, 7));
+	put(e, RSH64_IMM(1, 32));
+	put(e, STX(BPF_W, base, 1, off + 8));
+	put(e, STX(BPF_W, base, 7, off + 12));
+	put(e, CALL(BPF_FUNC_ktime_get_ns));
+	put(e, STX(BPF_DW, base, 0, off + 16));
+	for (k = 24; k < size; k += 8)
+		put(e, ST_IMM(BPF_DW, base, off + (int)k, 0));
+}
+
+/* if (tgid != want) return 1; res = &res_map[0]; odd = res->calls++ & 1;
+ * then output, or reserve + submit (or discard when odd); a failure adds
+ * one to res->failed; return 1. */
+static void rb_program(struct emit *e, const struct kbpf_rb *b, pid_t tgid,
+		       enum kbpf_rb_mode mode)
+{
+	const int rec_off = -8 - (int)b->size;
+
+	put(e, CALL(BPF_FUNC_get_current_pid_tgid));
+	put(e, MOV64_REG(7, 0));
+	put(e, RSH64_IMM(0, 32));
+	put_jump(e, JNE_IMM(0, (int32_t)tgid, 0), 0);
+	put(e, ST_IMM(BPF_W, 10, -4, 0));
+	put_ld64(e, 1, BPF_PSEUDO_MAP_FD, (uint32_t)b->res_map);
+	put(e, MOV64_REG(2, 10));
+	put(e, ADD64_IMM(2, -4));
+	put(e, CALL(BPF_FUNC_map_lookup_elem));
+	put_jump(e, JEQ_IMM(0, 0, 0), 0);
+	put(e, MOV64_REG(8, 0));
+	put(e, MOV64_IMM(1, 1));
+	put(e, INSN(BPF_STX | BPF_DW | BPF_ATOMIC, 8, 1, 8, BPF_ADD | BPF_FETCH));
+	put(e, MOV64_REG(6, 1));
+	put(e, AND64_IMM(6, 1));
+	if (mode == KBPF_RB_OUTPUT) {
+		put_record(e, 10, rec_off, b->size);
+		put_ld64(e, 1, BPF_PSEUDO_MAP_FD, (uint32_t)b->map);
+		put(e, MOV64_REG(2, 10));
+		put(e, ADD64_IMM(2, rec_off));
+		put(e, MOV64_IMM(3, (int32_t)b->size));
+		put(e, MOV64_IMM(4, 0));
+		put(e, CALL(BPF_FUNC_ringbuf_output));
+		put_jump(e, JEQ_IMM(0, 0, 0), 0);
+		put_jump(e, JA(0), 1);
+	} else {
+		put_ld64(e, 1, BPF_PSEUDO_MAP_FD, (uint32_t)b->map);
+		put(e, MOV64_IMM(2, (int32_t)b->size));
+		put(e, MOV64_IMM(3, 0));
+		put(e, CALL(BPF_FUNC_ringbuf_reserve));
+		put_jump(e, JEQ_IMM(0, 0, 0), 1);
+		put(e, MOV64_REG(9, 0));
+		put_record(e, 9, 0, b->size);
+		put(e, MOV64_REG(1, 9));
+		put(e, MOV64_IMM(2, 0));
+		if (mode == KBPF_RB_DISCARD_ODD) {
+			put(e, JNE_IMM(6, 0, 2));
+			put(e, CALL(BPF_FUNC_ringbuf_submit));
+			put_jump(e, JA(0), 0);
+			put(e, CALL(BPF_FUNC_ringbuf_discard));
+		} else {
+			put(e, CALL(BPF_FUNC_ringbuf_submit));
+		}
+		put_jump(e, JA(0), 0);
+	}
+	patch(e, e->to_fail, e->nfail, e->n);
+	put(e, MOV64_IMM(1, 1));
+	put(e, XADD64(8, 1, 0));
+	patch(e, e->to_exit, e->nexit, e->n);
+	put(e, MOV64_IMM(0, 1)); /* 0 would drop the tracepoint's own samples */
+	put(e, EXIT());
+}
+
+static int rb_load(struct kbpf_rb *b, pid_t tgid, enum kbpf_rb_mode mode, char *why, size_t len)
+{
+	static char log[65536];
+	static struct emit e;
+	union bpf_attr a;
+
+	memset(&e, 0, sizeof(e));
+	rb_program(&e, b, tgid, mode);
+	if (e.n > (int)(sizeof(e.i) / sizeof(e.i[0])))
+		return -E2BIG;
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_TRACEPOINT;
+	a.insns = (uint64_t)(uintptr_t)e.i;
+	a.insn_cnt = (uint32_t)e.n;
+	a.license = (uint64_t)(uintptr_t)"GPL";
+	a.log_buf = (uint64_t)(uintptr_t)log;
+	a.log_size = sizeof(log);
+	a.log_level = 1;
+	log[0] = '\0';
+	b->prog = (int)sys_bpf(BPF_PROG_LOAD, &a);
+	if (b->prog < 0 && why)
+		snprintf(why, len, "BPF_PROG_LOAD: %s: %s", strerror(errno), log);
+	return b->prog < 0 ? -errno : 0;
+}
+
+int kbpf_rb_open(struct kbpf_rb *b, pid_t tgid, uint32_t ring_bytes, enum kbpf_rb_mode mode,
+		 uint32_t rec_size, char *why, size_t len)
+{
+	struct kbpf tp = { -1, -1, -1, -1, 0 };
+	union bpf_attr a;
+	int err;
+
+	*b = (struct kbpf_rb){ -1, -1, -1, -1, rec_size };
+	if (rec_size < sizeof(struct kbpf_rec) || rec_size % 8 || rec_size > 256 ||
+	    mode > KBPF_RB_DISCARD_ODD) {
+		if (why)
+			snprintf(why, len, "kbpf_rb_open: record size %u or mode %d", rec_size,
+				 (int)mode);
+		return -EINVAL;
+	}
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_RINGBUF;
+	a.max_entries = ring_bytes;
+	snprintf(a.map_name, sizeof(a.map_name), "kbpf_rb");
+	b->map = (int)sys_bpf(BPF_MAP_CREATE, &a);
+	b->res_map = map_create(BPF_MAP_TYPE_ARRAY, 16, 1);
+	if (b->map < 0 || b->res_map < 0) {
+		err = -errno;
+		if (why)
+			snprintf(why, len, "BPF_MAP_CREATE: %s", strerror(errno));
+		kbpf_rb_close(b);
+		return err;
+	}
+	if ((err = rb_load(b, tgid, mode, why, len))) {
+		kbpf_rb_close(b);
+		return err;
+	}
+	tp.prog = b->prog;
+	err = attach(&tp, why, len);
+	b->tp_fd = tp.tp_fd;
+	if (err)
+		kbpf_rb_close(b);
+	return err;
+}
+
+void kbpf_rb_close(struct kbpf_rb *b)
+{
+	int *fds[] = { &b->tp_fd, &b->prog, &b->res_map, &b->map };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+static int64_t rb_result(const struct kbpf_rb *b, int i)
+{
+	int64_t v[2] = { 0, 0 };
+	int err = elem(BPF_MAP_LOOKUP_ELEM, b->res_map, 0, v);
+
+	return err ? err : v[i];
+}
+
+int64_t kbpf_rb_failed(const struct kbpf_rb *b)
+{
+	return rb_result(b, 0);
+}
+
+int64_t kbpf_rb_calls(const struct kbpf_rb *b)
+{
+	return rb_result(b, 1);
+}
+
+int kbpf_rb_close_gone(struct kbpf_rb *b)
+{
+	uint32_t ids[3] = { kbpf_id(b->prog), kbpf_id(b->map), kbpf_id(b->res_map) };
+
+	kbpf_rb_close(b);
+	return kbpf_wait_gone(ids, 3);
+}

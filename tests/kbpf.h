@@ -68,4 +68,29 @@ int kbpf_check_cb(const struct perfring_sample *s, void *ctx);
 /* 0 when every sample was right; else the count of bad ones (first_bad says). */
 uint64_t kbpf_check_bad(const struct kbpf_check *c);
 
+/* Ring-buffer programs: on syscalls:sys_enter_getpid, for tgid only, each
+ * call writes a rec_size-byte record (struct kbpf_rec first, zero padding
+ * after; rec_size >= 24 and a multiple of 8, at most 256) to a
+ * BPF_MAP_TYPE_RINGBUF of ring_bytes (a power of two multiple of the page):
+ * KBPF_RB_OUTPUT with bpf_ringbuf_output, KBPF_RB_RESERVE with
+ * bpf_ringbuf_reserve + bpf_ringbuf_submit, KBPF_RB_DISCARD_ODD reserve, then
+ * submit the 1st, 3rd, ... call's record and discard the 2nd, 4th, ... (the
+ * count is per program, across CPUs). The record's ns (offset 16) is
+ * bpf_ktime_get_ns(). Failed reserves/outputs are counted in res_map. */
+enum kbpf_rb_mode { KBPF_RB_OUTPUT, KBPF_RB_RESERVE, KBPF_RB_DISCARD_ODD };
+struct kbpf_rb {
+	int map;       /* the RINGBUF */
+	int res_map;   /* ARRAY of one { u64 failed reserves/outputs; u64 calls } */
+	int prog;
+	int tp_fd;
+	uint32_t size; /* rec_size */
+};
+/* 0 or -errno; why (may be NULL) gets the verifier's log or the failed call. */
+int kbpf_rb_open(struct kbpf_rb *b, pid_t tgid, uint32_t ring_bytes, enum kbpf_rb_mode mode,
+		 uint32_t rec_size, char *why, size_t len);
+void kbpf_rb_close(struct kbpf_rb *b);          /* safe half-open */
+int64_t kbpf_rb_failed(const struct kbpf_rb *b); /* failed reserves/outputs (-errno) */
+int64_t kbpf_rb_calls(const struct kbpf_rb *b);  /* program runs for tgid (-errno) */
+int kbpf_rb_close_gone(struct kbpf_rb *b);     /* close + wait the ids gone */
+
 #endif

@@ -203,7 +203,7 @@ static void run(uint64_t sample_type, enum pattern p, size_t k, uint64_t ring_si
 	cr_assert_not_null(v);
 	v->stop_every = stop_every;
 	cr_assert_eq(synth_session_new(&b, k, ring_size, &a, on_sample, v), 0);
-	b.s->reg.sink = (struct pr_sink){ on_record, v, PERFRING_REC_ALL };
+	b.s->reg.sink = (struct pr_sink){ .fn = on_record, .ctx = v, .mask = PERFRING_REC_ALL };
 	if (batch && b.s->merge->batch) {
 		b.s->merge->batch->after = b.s->merge->batch->wait = b.s->merge->batch->wait_max = 1;
 		b.s->merge->batch->min_total = 1;

@@ -10,7 +10,7 @@ tools_perfring_watch_SOURCES = tools/watch/main.c tools/watch/watch.h \
 	tools/watch/epoll.c examples/epoll-driver.c examples/epoll-driver.h \
 	tools/watch/byview.c tools/watch/print.c tools/watch/recorder.c \
 	tools/watch/fieldcount.c tools/watch/fieldcount.h tools/watch/textesc.c \
-	tools/watch/textesc.h tools/watch/metrics.c tools/watch/bpf.c \
+	tools/watch/textesc.h tools/watch/metrics.c tools/watch/bpf.c tools/watch/rbview.c \
 	tools/watch/profile.c tools/watch/hotplug.c
 tools_perfring_watch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/examples
 tools_perfring_watch_CFLAGS = $(AM_CFLAGS)
@@ -90,3 +90,20 @@ EXTRA_DIST += tools/tests/test_watch_by.sh tools/tests/watch_by.py tests/watchli
 # perfring-watch --overwrite --snapshot-on SIGUSR2 (--snapshot-dir, --json, text).
 TESTS += tools/tests/test_watch_overwrite.sh
 EXTRA_DIST += tools/tests/test_watch_overwrite.sh
+
+# --bpf-map on a BPF ring buffer: tools/tests/rbpin is the other tool that
+# pins one (the tests' ring-buffer program, tests/kbpf.c); the test reads it
+# with perfring-watch and perfring-exporter.
+check_PROGRAMS += tools/tests/rbpin
+tools_tests_rbpin_SOURCES = tools/tests/rbpin.c tests/kbpf.c tests/kbpf.h
+tools_tests_rbpin_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tools_tests_rbpin_CFLAGS = $(AM_CFLAGS)
+if BUILD_EVENT
+TESTS += tools/tests/test_watch_ringbuf.sh
+endif
+EXTRA_DIST += tools/tests/test_watch_ringbuf.sh
+
+# --print's --order-window: hostile values, and lines in time order across
+# two CPUs on every loop.
+TESTS += tools/tests/test_watch_order.sh
+EXTRA_DIST += tools/tests/test_watch_order.sh

@@ -9,7 +9,8 @@ EXTRA_DIST += bindings/node/README.md bindings/node/package.json bindings/node/i
 	bindings/node/test/fields.test.js bindings/node/test/errors.test.js \
 	bindings/node/test/lifetime.test.js bindings/node/test/link.test.js \
 	bindings/node/test/hotplug.test.js bindings/node/test/hotplug-child.js \
-	bindings/node/test/misuse.test.js \
+	bindings/node/test/misuse.test.js bindings/node/test/command.test.js \
+	bindings/node/test/order.test.js bindings/node/test/samples.test.js \
 	tests/test_node.sh
 
 if BUILD_NODE
@@ -20,10 +21,11 @@ bindings_node_perfring_la_SOURCES = bindings/node/src/pn.h bindings/node/src/add
 	bindings/node/src/watch.c bindings/node/src/session.c bindings/node/src/opts.c \
 	bindings/node/src/format.c bindings/node/src/buf.c bindings/node/src/js.c \
 	bindings/node/src/handles.c bindings/node/src/error.c bindings/node/src/cpus.c \
+	bindings/node/src/child.c bindings/common/spawn.h bindings/common/spawn.c \
 	adapters/uv/perfring-uv.c
 # Node's headers come first, so <uv.h> is Node's, never the system libuv's.
 bindings_node_perfring_la_CPPFLAGS = -I$(NODE_INCDIR) $(AM_CPPFLAGS) \
-	-I$(top_srcdir)/adapters/uv/include -DNAPI_VERSION=8
+	-I$(top_srcdir)/adapters/uv/include -I$(top_srcdir)/bindings/common -DNAPI_VERSION=8
 bindings_node_perfring_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 bindings_node_perfring_la_LIBADD = core/libperfring-core.la
 bindings_node_perfring_la_LDFLAGS = $(AM_LDFLAGS) -module -shared -avoid-version -shrext .node \

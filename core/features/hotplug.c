@@ -320,11 +320,6 @@ PERFRING_API int perfring_session_hotplug_sync(struct perfring_session *s)
 	return read_and_sync(s);
 }
 
-PERFRING_API size_t perfring_session_slots(const struct perfring_session *s)
-{
-	return s ? s->ncpu + (s->hp ? 1 : 0) : 0;
-}
-
 const struct pr_feature pr_feature_hotplug = {
 	.name = "hotplug",
 	.init = init,

@@ -1,24 +1,55 @@
 /* SPDX-License-Identifier: MIT */
 /* Making a reactor: its options, its slots (the CPUs', then those of the
  * other kinds below), the first watches and drain. The top of core/loop:
- * it names follow.c's kind, and nothing in core/loop but wait.c calls it. */
+ * it names follow.c's and ringbuf.c's kinds, and nothing in core/loop but
+ * wait.c calls it. */
 #include "loop/reactor.h"
+#include "features/bpf_ringbuf.h"
 #include "base/sys.h"
 #include "snapshot.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The kinds that may add a slot after the CPUs', in slot order. */
-static const struct pr_slot_kind *const other_kinds[] = { &pr_follow_slot };
+static size_t follow_count(const struct perfring_session *s)
+{
+	return s->hp != NULL;
+}
 
-#define N_OTHER (sizeof(other_kinds) / sizeof(other_kinds[0]))
+/* The kinds that may add slots after the CPUs', in slot order: how many
+ * slots each may add (its open says yes or no to each), and whether the
+ * first drain after attaching runs its timer hook too. A kind's open that
+ * sets its slot's end failed, with the sentence set: the reactor is not
+ * made. The ring buffers come last, every one of them a slot: their k-th
+ * slot is the session's k-th ring buffer (loop/ringbuf.c). */
+static const struct other_kind {
+	const struct pr_slot_kind *kind;
+	size_t (*count)(const struct perfring_session *s);
+	bool first_drain;
+} other_kinds[] = {
+	{ &pr_follow_slot, follow_count, false },
+	{ &pr_ringbuf_slot, pr_ringbuf_count, true },
+};
+
+#define N_KINDS (sizeof(other_kinds) / sizeof(other_kinds[0]))
+
+static size_t n_other(const struct perfring_session *s)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < N_KINDS; k++)
+		n += other_kinds[k].count(s);
+	return n;
+}
 
 static int copy_loop_opts(struct perfring_session *s, const struct perfring_loop_opts *in,
 			  struct perfring_loop_opts *o)
 {
-	int err = pr_opts_copy(&s->err, "perfring_loop_opts", o, sizeof(*o), sizeof(*o), in);
+	/* A caller built before order_window_ns passes a smaller struct. */
+	int err = pr_opts_copy(&s->err, "perfring_loop_opts", o, sizeof(*o),
+			       offsetof(struct perfring_loop_opts, order_window_ns), in);
 
 	if (!err && !o->cpus != !o->cpu_cnt)
 		return pr_err(&s->err, -EINVAL, "perfring_loop_opts.cpus and cpu_cnt disagree");
@@ -49,10 +80,10 @@ static int add_slot(struct perfring_reactor *r, int idx)
 static int fill_slots(struct perfring_reactor *r)
 {
 	struct perfring_session *s = r->s;
-	size_t want = r->o.cpus ? r->o.cpu_cnt : s->ncpu, i;
+	size_t want = r->o.cpus ? r->o.cpu_cnt : s->ncpu, i, all = want + n_other(s);
 	int idx, err;
 
-	r->slots = pr_calloc(want + N_OTHER, sizeof(*r->slots));
+	r->slots = pr_calloc(all ? all : 1, sizeof(*r->slots));
 	if (!r->slots)
 		return pr_err(&s->err, -ENOMEM, "out of memory attaching to a loop");
 	for (i = 0; i < want; i++) {
@@ -64,6 +95,11 @@ static int fill_slots(struct perfring_reactor *r)
 			return err;
 		r->nslots = r->n;
 	}
+	/* A driver sizes its per-slot state by perfring_session_slots(). */
+	if (r->n + n_other(s) > perfring_session_slots(s))
+		return pr_err(&s->err, -E2BIG, "attaching to a loop: %zu slots needed, but "
+			      "perfring_session_slots() says %zu", r->n + n_other(s),
+			      perfring_session_slots(s));
 	return 0;
 }
 
@@ -87,17 +123,36 @@ static int watch_all(struct perfring_reactor *r)
 }
 
 /* The other kinds' slots, after the CPUs' (fill_slots made room). */
-static void open_others(struct perfring_reactor *r)
+static int open_others(struct perfring_reactor *r)
 {
 	struct slot *sl;
-	size_t k;
+	size_t k, i, n;
 
-	for (k = 0; k < N_OTHER; k++) {
-		sl = &r->slots[r->nslots];
-		*sl = (struct slot){ .kind = other_kinds[k], .fd = -1 };
-		if (sl->kind->open(r, sl))
+	for (k = 0; k < N_KINDS; k++) {
+		n = other_kinds[k].count(r->s);
+		for (i = 0; i < n; i++) {
+			sl = &r->slots[r->nslots];
+			*sl = (struct slot){ .kind = other_kinds[k].kind, .fd = -1 };
+			if (!sl->kind->open(r, sl))
+				continue;
+			if (sl->end)
+				return sl->end;
 			r->nslots++;
+		}
 	}
+	return 0;
+}
+
+/* After the rings' first drain: the kinds that read on their timer hook. */
+static void first_drain_others(struct perfring_reactor *r)
+{
+	size_t i, k;
+
+	for (i = r->n; i < r->nslots && !r->cancelled; i++)
+		for (k = 0; k < N_KINDS; k++)
+			if (other_kinds[k].kind == r->slots[i].kind && other_kinds[k].first_drain &&
+			    r->slots[i].kind->timer)
+				r->slots[i].kind->timer(r, &r->slots[i]);
 }
 
 /* The four operations are what every driver has; flags came later. */
@@ -132,12 +187,12 @@ static int setup(struct perfring_reactor *r, const struct perfring_loop_opts *op
 		return err;
 	r->o.cpus = NULL;
 	r->o.cpu_cnt = r->n;
+	r->merged = r->merged || r->o.order_window_ns; /* time order is the merge's */
 	r->budget = r->merged ? 0 : r->o.budget;
 	r->flush_ms = pick_flush_ms(s, r->o.flush_ms);
 	r->pid_mode = s->o.pid > 0;
-	if ((err = watch_all(r)))
+	if ((err = watch_all(r)) || (err = open_others(r)))
 		return err;
-	open_others(r);
 	if (r->flush_ms && (err = r->ops.timer(r->loop, r->flush_ms)))
 		return pr_err(&s->err, err, "arming the flush timer on the loop: %s",
 			      perfring_strerror(err));
@@ -177,6 +232,7 @@ int pr_reactor_make(struct perfring_session *s, const struct perfring_loop_opts 
 	pr_attach(s, &r->att);
 	pr_reactor_enter(r);
 	pr_reactor_drain_all(r, true);
+	first_drain_others(r);
 	pr_reactor_leave(r);
 	return 0;
 }
@@ -187,4 +243,11 @@ PERFRING_API int perfring_reactor_new(struct perfring_session *s,
 				      struct perfring_reactor **out)
 {
 	return pr_reactor_make(s, opts, ops, loop, false, out);
+}
+
+/* The kinds' table counts the slots: the CPUs', the notifier's, one per
+ * ring buffer. */
+PERFRING_API size_t perfring_session_slots(const struct perfring_session *s)
+{
+	return s ? s->ncpu + n_other(s) : 0;
 }

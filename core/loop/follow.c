@@ -22,8 +22,8 @@ static struct slot *slot_of(struct perfring_reactor *r, size_t idx)
  * merged mode), then the slot let go before its fd closes. */
 static void slot_off(struct perfring_reactor *r, struct slot *sl)
 {
-	if (r->merged)
-		pr_reactor_drain_all(r, false);
+	if (pr_reactor_ordered(r))
+		pr_reactor_drain_kept(r); /* the window's kept records too: it closes */
 	else if (sl->watched)
 		pr_reactor_slot(r, (size_t)(sl - r->slots), false);
 	if (r->cancelled)
@@ -56,7 +56,7 @@ static void slot_on(struct perfring_reactor *r, struct slot *sl)
 		r->catchup = CATCHUP_TURNS;
 		pr_reactor_want_soon(r, sl->c->cpu);
 	}
-	if (r->merged)
+	if (pr_reactor_ordered(r))
 		pr_reactor_drain_all(r, false);
 	else
 		pr_reactor_drain_slot(r, sl);

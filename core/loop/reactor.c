@@ -7,6 +7,7 @@
 #include "loop/reactor.h"
 #include "read/drain.h"
 #include "read/merge.h"
+#include "base/clock.h"
 #include "base/sys.h"
 
 #include <errno.h>
@@ -39,14 +40,37 @@ static void want_soon(struct perfring_reactor *r, int cpu)
 		report(r, cpu, err);
 }
 
-/* A timer the loop cannot re-arm is a loop error of no one CPU: -1. */
+/* ms until due, rounded up (the timer never fires before it), at least 1. */
+static uint32_t ms_until(uint64_t due, uint64_t now)
+{
+	uint64_t ms = due > now ? (due - now + PR_NS_PER_MS - 1) / PR_NS_PER_MS : 1;
+
+	return ms > UINT32_MAX ? UINT32_MAX : ms ? (uint32_t)ms : 1;
+}
+
+/* The timer: the flush period, or sooner when the oldest kept record is
+ * due sooner (bounded latency of an ordered reactor). A timer the loop
+ * cannot re-arm is a loop error of no one CPU: -1. */
 static void arm_timer(struct perfring_reactor *r)
 {
-	uint32_t ms = pr_reactor_timer_ms(r);
+	uint32_t ms = pr_reactor_timer_ms(r), k;
+	uint64_t now = 0;
 	int err;
 
-	if (ms && !r->cancelled && (err = r->ops.timer(r->loop, ms)))
+	if (r->kept_due) {
+		now = pr_now_ns();
+		k = ms_until(pr_pass_due(r->kept_due, r->kept_slack), now);
+		ms = !ms || k < ms ? k : ms;
+	}
+	r->timer_due = UINT64_MAX;
+	if (!ms || r->cancelled)
+		return;
+	if ((err = r->ops.timer(r->loop, ms)))
 		report(r, -1, err);
+	else if (r->kept_due)
+		r->timer_due = now + (uint64_t)ms * PR_NS_PER_MS;
+	else
+		r->timer_due = 0; /* the flush period: whatever a kept record needs is sooner */
 }
 
 /* Stops watching sl (once). */
@@ -116,20 +140,68 @@ void pr_reactor_drain_slot(struct perfring_reactor *r, struct slot *sl)
 		end_or_orphan(r, sl);
 }
 
-/* A time-ordered pass over every ring; then the slots that reported their
- * end have been drained. */
-static void merged_pass(struct perfring_reactor *r)
+/* The order window of r's passes now: none once nothing younger can come
+ * (the session stopped, a ring reported its end), else the loop opts' or,
+ * for the session's own wait, the session's. */
+static uint64_t window_of(const struct perfring_reactor *r)
+{
+	const struct perfring_session *s = r->s;
+	size_t i;
+
+	if (s->state == PR_STOPPED)
+		return 0;
+	for (i = 0; i < r->n; i++)
+		if (r->slots[i].watched && r->slots[i].end)
+			return 0;
+	return r->o.order_window_ns ? r->o.order_window_ns : s->o.order_window_ns;
+}
+
+/* After a pass that kept records: the timer for the oldest, unless it is
+ * armed for sooner already (or a timer pass arms it as it ends). */
+static void keep(struct perfring_reactor *r, const struct pr_pass *p)
+{
+	r->kept_due = p->kept ? pr_pass_due(p->kept, p->window) : 0;
+	if (r->kept_due && !r->timing && !r->cancelled &&
+	    (!r->timer_due || pr_pass_due(r->kept_due, r->kept_slack) < r->timer_due))
+		arm_timer(r);
+}
+
+/* A time-ordered pass over every ring (all: without the window); then the
+ * slots that reported their end have been drained. A budget (loop opts)
+ * stops the pass and asks for a soon turn for the rest. */
+static void merged_pass_as(struct perfring_reactor *r, bool all)
 {
 	struct perfring_session *s = r->s;
+	struct pr_pass p = { .window = all ? 0 : window_of(r), .max = all ? 0 : r->o.budget };
 	size_t i;
 
 	r->merge_due = false;
+	r->woke += !r->timing;
 	pr_session_enter(s);
-	if (!pr_reactor_drained(r, s, pr_merge_parse(s->merge, &r->stopped)))
+	if (!pr_reactor_drained(r, s, pr_merge_pass(s->merge, &p)))
 		return;
+	r->stopped |= p.stopped;
+	if (r->cancelled)
+		return;
+	keep(r, &p);
+	if (p.more) {
+		r->merge_due = true;
+		want_soon(r, -1);
+		return;
+	}
 	for (i = 0; i < r->n && !r->cancelled; i++)
 		if (r->slots[i].watched && r->slots[i].end)
 			end_or_orphan(r, &r->slots[i]);
+}
+
+static void merged_pass(struct perfring_reactor *r)
+{
+	merged_pass_as(r, false);
+}
+
+void pr_reactor_drain_kept(struct perfring_reactor *r)
+{
+	merged_pass_as(r, true);
 }
 
 /* Every watched ring: budgeted, or merged. flush: counted as a flush pass
@@ -141,7 +213,7 @@ void pr_reactor_drain_all(struct perfring_reactor *r, bool flush)
 	for (i = 0; i < r->n && flush; i++)
 		if (pr_slot_read(&r->slots[i]))
 			PR_STAT_ADD(r->slots[i].c, flushes, 1);
-	if (r->merged) {
+	if (pr_reactor_ordered(r)) {
 		merged_pass(r);
 		return;
 	}
@@ -175,7 +247,7 @@ static void cpu_ready(struct perfring_reactor *r, struct slot *sl, uint32_t reve
 		PR_STAT_ADD(sl->c, wakeups, 1);
 	if ((revents & (POLLHUP | POLLERR)) && !sl->end)
 		sl->end = (revents & POLLERR) ? -EIO : -EPIPE;
-	if (r->merged) {
+	if (pr_reactor_ordered(r)) {
 		r->merge_due = true;
 		want_soon(r, sl->c->cpu);
 	} else {
@@ -210,13 +282,20 @@ PERFRING_API void perfring_reactor_on_soon(struct perfring_reactor *r)
 	if (r->catchup) {
 		r->catchup--;
 		pr_reactor_drain_all(r, false);
-	} else if (r->merged) {
+	} else if (pr_reactor_ordered(r)) {
 		if (r->merge_due)
 			merged_pass(r);
 	} else {
-		for (i = 0; i < r->n && !r->cancelled; i++)
-			if (pr_slot_read(&r->slots[i]) && r->slots[i].more)
+		/* By index: the other kinds' slots continue through their ready
+		 * hook, told nothing new (revents 0). */
+		for (i = 0; i < r->nslots && !r->cancelled; i++) {
+			if (!pr_slot_read(&r->slots[i]) || !r->slots[i].more)
+				continue;
+			if (i < r->n)
 				pr_reactor_drain_slot(r, &r->slots[i]);
+			else
+				r->slots[i].kind->ready(r, &r->slots[i], 0);
+		}
 	}
 	if (r->catchup)
 		want_soon(r, -1);
@@ -257,12 +336,33 @@ static void timer_pass(struct perfring_reactor *r)
 	arm_timer(r);
 }
 
+/* The kept records' timer under a stream: the passes its wakeups bring
+ * deliver what is due, so the timer that would also come every window's
+ * length backs off, doubling, to the flush period (what the latency bound,
+ * W + the flush period, allows); it comes at the kept record's due time
+ * again once a timer pass finds that no other pass ran. */
+static void adapt_slack(struct perfring_reactor *r)
+{
+	uint64_t cap = (uint64_t)(r->flush_ms ? r->flush_ms : PR_ORPHAN_MS) * PR_NS_PER_MS;
+	uint64_t w = r->o.order_window_ns ? r->o.order_window_ns : PR_NS_PER_MS;
+
+	if (!r->woke)
+		r->kept_slack = 0;
+	else
+		r->kept_slack = !r->kept_slack ? (w < cap ? w : cap) :
+				r->kept_slack < cap / 2 ? 2 * r->kept_slack : cap;
+	r->woke = 0;
+}
+
 PERFRING_API void perfring_reactor_on_timer(struct perfring_reactor *r)
 {
 	if (!r || r->cancelled)
 		return;
 	pr_reactor_enter(r);
+	adapt_slack(r);
+	r->timing = true;
 	timer_pass(r);
+	r->timing = false; /* r lives until the leave, whatever the pass did */
 	pr_reactor_leave(r);
 }
 
@@ -347,7 +447,8 @@ static void quiesce(struct perfring_reactor *r)
 	if (r->soon_on)
 		r->ops.soon(r->loop, false);
 	r->soon_on = false;
-	if (pr_reactor_timer_ms(r)) /* the flush's, or the orphans' (R2) */
+	/* The flush's, the orphans' (R2), or a kept record's. */
+	if (pr_reactor_timer_ms(r) || (r->timer_due && r->timer_due != UINT64_MAX))
 		r->ops.timer(r->loop, 0);
 }
 
@@ -416,6 +517,15 @@ PERFRING_API void perfring_reactor_free_then(struct perfring_reactor *r, void (*
 
 	if (!r || r->state > PR_REACTOR_CANCELLED)
 		return;
+	/* What an ordered reactor kept goes first, unless the session is being
+	 * freed or a pass is running (a callback frees r). */
+	if (r->state == PR_REACTOR_LIVE && pr_reactor_ordered(r) && !r->depth && !r->drop_kept &&
+	    !pr_session_closing(r->s)) {
+		pr_reactor_enter(r);
+		pr_reactor_drain_kept(r);
+		if (pr_reactor_leave(r) || r->state > PR_REACTOR_CANCELLED)
+			return;
+	}
 	attached = r->state == PR_REACTOR_LIVE;
 	to(r, PR_REACTOR_FREEING);
 	r->done = done;

@@ -39,6 +39,7 @@ struct pr_slot_kind {
 
 extern const struct pr_slot_kind pr_cpu_slot;
 extern const struct pr_slot_kind pr_follow_slot; /* follow.c: the hotplug notifier */
+extern const struct pr_slot_kind pr_ringbuf_slot; /* ringbuf.c: a BPF ring buffer each */
 
 struct slot {
 	const struct pr_slot_kind *kind;
@@ -99,6 +100,17 @@ struct perfring_reactor {
 	struct perfring_loop_ops ops;
 	void *loop;
 	struct perfring_loop_opts o;
+	/* Time order with a bound (ordered reactors): */
+	bool timing;            /* in a timer pass, which arms the timer at its end */
+	bool drop_kept;         /* free without a last pass (the session is going) */
+	uint64_t kept_due;      /* when the oldest kept record must go (its time +
+	                           the window); 0: none */
+	uint64_t timer_due;     /* when the timer fires: 0 as setup armed it (the
+	                           flush period), UINT64_MAX not armed */
+	uint64_t kept_slack;    /* added to kept_due while passes not on the timer
+	                           come (a stream: they deliver what is due), doubling
+	                           up to the flush period; 0 once the timer alone runs */
+	uint32_t woke;          /* passes not on the timer since the last timer pass */
 };
 
 void pr_reactor_enter(struct perfring_reactor *r);
@@ -118,6 +130,9 @@ void pr_reactor_unwatch(struct perfring_reactor *r, struct slot *sl);
 bool pr_reactor_drained(struct perfring_reactor *r, struct perfring_session *s, int n);
 void pr_reactor_drain_slot(struct perfring_reactor *r, struct slot *sl);
 void pr_reactor_drain_all(struct perfring_reactor *r, bool flush);
+/* An ordered reactor's pass without its window: what it kept goes now (a
+ * ring about to close, the reactor's free). */
+void pr_reactor_drain_kept(struct perfring_reactor *r);
 /* Asks for a soon turn (once); a refusal is reported for cpu. */
 void pr_reactor_want_soon(struct perfring_reactor *r, int cpu);
 /* opts.on_error(cpu, err), unless cancelled. */
@@ -131,6 +146,13 @@ void pr_reactor_report(struct perfring_reactor *r, int cpu, int err);
 static inline uint32_t pr_reactor_timer_ms(const struct perfring_reactor *r)
 {
 	return r->flush_ms ? r->flush_ms : r->orphans ? PR_ORPHAN_MS : 0;
+}
+
+/* Whether every drain is a time-ordered pass over all rings: the session's
+ * own wait (merged), or loop opts with an order window. */
+static inline bool pr_reactor_ordered(const struct perfring_reactor *r)
+{
+	return r->merged || r->o.order_window_ns;
 }
 
 /* Whether the reactor reads sl's ring: watched, or orphaned (R2), which is

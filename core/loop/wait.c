@@ -34,18 +34,24 @@ static bool done(struct loop *l)
 	return l->deadline != UINT64_MAX && pr_now_ns() >= l->deadline;
 }
 
-/* A timer-driven pass over every ring. Returns the records it read. */
-static uint64_t pass(struct perfring_session *s, struct loop *l)
+/* A timer-driven pass over every ring. Returns the records it read; *due:
+ * when the oldest record the window kept must go (UINT64_MAX: none kept).
+ * all: nothing younger can come (a stop, the process's end), so what the
+ * window kept goes now. */
+static uint64_t pass(struct perfring_session *s, struct loop *l, uint64_t *due, bool all)
 {
+	struct pr_pass p = { .window = all || s->state == PR_STOPPED ? 0 : s->o.order_window_ns };
 	uint64_t before = s->merge->records;
 	size_t i;
 	int n;
 
-	n = pr_merge_parse(s->merge, &l->stopped);
+	n = pr_merge_pass(s->merge, &p);
+	l->stopped |= p.stopped;
 	l->total += n > 0 ? n : 0; /* -EBUSY: another parse holds a ring (R1) */
 	for (i = 0; i < s->ncpu; i++)
 		if (pr_cpu_on(&s->cpu[i])) /* an offline CPU (hotplug) has no ring */
 			PR_STAT_ADD(&s->cpu[i], flushes, 1);
+	*due = p.kept ? pr_pass_due(p.kept, p.window) : UINT64_MAX;
 	return s->merge->records - before;
 }
 
@@ -81,28 +87,45 @@ static void sleep_ms(int ms)
  * only. */
 static bool process_ended(struct perfring_session *s, struct loop *l)
 {
+	uint64_t due;
 	size_t i;
 
 	if (s->o.pid <= 0 || !pr_session_process_gone(s))
 		return false;
-	pass(s, l);
+	pass(s, l, &due, true);
 	for (i = 0; i < s->ncpu; i++)
 		PR_STAT_SET(&s->cpu[i], hup, 1);
 	return true;
 }
 
+/* The sleep before the next pass: the poll interval, or less when a kept
+ * record is due sooner (bounded latency: its time + the window). */
+static int64_t nap_ns(const struct perfring_session *s, uint64_t due)
+{
+	int64_t ns = (int64_t)s->o.poll_interval_ms * (int64_t)NS_PER_MS;
+	uint64_t now;
+
+	if (due == UINT64_MAX)
+		return ns;
+	now = pr_now_ns();
+	if (due <= now)
+		return 0;
+	return due - now < (uint64_t)ns ? (int64_t)(due - now) : ns;
+}
+
 static void poll_loop(struct perfring_session *s, struct loop *l)
 {
+	uint64_t due;
 	int ms, n;
 
 	while (!done(l)) {
 		if ((n = pr_session_tick(s)) > 0)
 			l->total += n;
-		if (pass(s, l))
+		if (pass(s, l, &due, false))
 			continue;
 		if (done(l) || process_ended(s, l))
 			break;
-		ms = bounded_ms(l, (int64_t)s->o.poll_interval_ms * (int64_t)NS_PER_MS);
+		ms = bounded_ms(l, nap_ns(s, due));
 		if (ms > 0)
 			sleep_ms(ms);
 	}
@@ -119,6 +142,8 @@ static void wait_release(struct pr_attachment *a)
 {
 	struct pr_wait *w = (struct pr_wait *)((char *)a - offsetof(struct pr_wait, att));
 
+	if (w->d.r) /* the session is being freed: no callback now */
+		w->d.r->drop_kept = true;
 	perfring_reactor_free(w->d.r);
 	pr_epoll_close(&w->d);
 	free(w);

@@ -427,16 +427,25 @@ static void count_done(struct pr_batch *b, uint32_t n, uint32_t z, bool incl)
 }
 
 int pr_batch_run(struct pr_batch *b, const struct pr_cursor *cur, uint32_t nr, uint64_t lo,
-		 struct pr_sbuf *sb, bool *stop, bool *unpaid)
+		 uint64_t limit, struct pr_sbuf *sb, bool *stop, bool *unpaid)
 {
 	struct perfring_event *ev;
 	uint32_t total, n, end = 0, i, tries = 0;
 	uint64_t t1;
+	bool capped;
 
 	*unpaid = false;
 	if (!gather(b, cur, nr, lo, &t1, &ev))
 		return -1;
+	/* The pass's bound is one more bound: below limit + 1 is up to limit.
+	 * Too few records under it is the pass's end, not the stream's shape:
+	 * -2, which is no refusal. */
+	capped = limit < t1;
+	if (capped)
+		t1 = limit + 1;
 	total = cut(b, nr, t1);
+	if (capped && total < b->min_total)
+		return -2;
 	/* A list too long ends the batch before its record: the records below
 	 * that are as good a batch, only smaller. */
 	while (total >= b->min_total && total && tries++ < SKEW_TRIES &&

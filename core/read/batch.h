@@ -40,12 +40,14 @@ void pr_batch_free(struct pr_batch *b);
  * before the oldest one a window leaves behind: exactly the records the
  * tree would give next. lo: the oldest head (the tree's winner). Reads the
  * cursors, never moves them: b->done[i] tells the merge how many of ring
- * i's window went out (pr_batch_item). Returns the samples delivered, or -1
+ * i's window went out (pr_batch_item). Nothing past limit goes (a pass's
+ * bound, pr_pass; UINT64_MAX: none). Returns the samples delivered, or -1
  * (nothing done) when the windows hold too few records, or records of more
- * than one event. *unpaid: a record the decode refuses cut it short before
+ * than one event; -2 (nothing done, no refusal) when limit leaves too few.
+ * *unpaid: a record the decode refuses cut it short before
  * it delivered enough to pay for itself (the caller backs off as after a -1). */
 int pr_batch_run(struct pr_batch *b, const struct pr_cursor *cur, uint32_t n, uint64_t lo,
-		 struct pr_sbuf *sb, bool *stop, bool *unpaid);
+		 uint64_t limit, struct pr_sbuf *sb, bool *stop, bool *unpaid);
 
 /* Ring i's j-th window record of the last batch. */
 static inline const struct pr_batch_item *pr_batch_item(const struct pr_batch *b, uint32_t i,

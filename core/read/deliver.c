@@ -60,7 +60,7 @@ static void count_lost(struct pr_cpu *c, const struct perfring_record *r)
 	if (r->type == PERF_RECORD_LOST)
 		pr_lost_record(c, r->u.lost.lost);
 	else if (r->type == PERF_RECORD_LOST_SAMPLES)
-		PR_STAT_ADD(c, lost, r->u.lost_samples.lost);
+		pr_lost_samples(c, r->u.lost_samples.lost); /* the lost callback too */
 }
 
 /* The uncommon records: anything but a sample of a known event. */

@@ -8,10 +8,11 @@
 
 #include <errno.h>
 
-/* Whether a record with this time goes before the run's bound. No run: all do. */
+/* Whether a record with this time goes before the run's bound (and is not
+ * past its limit). No run: all do. */
 static inline bool within(const struct pr_run *run, uint64_t time)
 {
-	return !run || pr_before(run->bound, run->idx, time);
+	return !run || (pr_before(run->bound, run->idx, time) && time <= run->limit);
 }
 
 int __attribute__((noinline)) pr_slow_step(struct pr_cpu *c, struct pr_run *run)
@@ -60,7 +61,7 @@ struct drain_arg {
  * whether a->left, a->cancel and a->run are set, constant in each copy. */
 static inline __attribute__((always_inline)) int
 drain_stretch(enum pr_shape shape, struct pr_fast *k, const uint8_t *data, uint64_t mask,
-	      struct drain_arg *a, bool limited, bool run, bool bounded)
+	      struct drain_arg *a, bool limited, bool run, bool bounded, bool windowed)
 {
 	struct perfring_event *const ev = k->ev;
 	/* On this function's stack, so that its address is no register; a
@@ -80,7 +81,10 @@ drain_stretch(enum pr_shape shape, struct pr_fast *k, const uint8_t *data, uint6
 		if (!pr_stretch_decode(&st, &ev->layout, shape, h, &smp))
 			break;
 		if (run) {
-			if (bounded && !within(a->run, smp.time)) {
+			/* bounded: a runner-up (which a window's limit may have
+			 * replaced); windowed: no runner-up, only the limit. */
+			if ((bounded && !pr_before(a->run->bound, a->run->idx, smp.time)) ||
+			    (windowed && smp.time > a->run->limit)) {
 				why = PR_STEP_BOUND;
 				break;
 			}
@@ -103,28 +107,34 @@ drain_stretch(enum pr_shape shape, struct pr_fast *k, const uint8_t *data, uint6
 /* Out of line, so that the stretch's loop has the registers to itself:
  * inlined into drain_loop, its state would share them with the loop
  * around it and be spilled around every callback. */
-#define DRAIN_KIND(name, limited, run, bounded)                                         \
+#define DRAIN_KIND(name, limited, run, bounded, windowed)                              \
 	static int __attribute__((noinline))                                            \
 	name(struct pr_fast *k, const uint8_t *data, uint64_t mask, struct drain_arg *a) \
 	{                                                                                 \
 		return PR_BY_SHAPE(k->ev->layout.shape, drain_stretch, k, data, mask, a,   \
-				   limited, run, bounded);                                  \
+				   limited, run, bounded, windowed);                        \
 	}
-DRAIN_KIND(drain_all, false, false, false)
-DRAIN_KIND(drain_limited, true, false, false)
-DRAIN_KIND(drain_run, false, true, false)
-DRAIN_KIND(drain_run_bounded, false, true, true)
+DRAIN_KIND(drain_all, false, false, false, false)
+DRAIN_KIND(drain_limited, true, false, false, false)
+DRAIN_KIND(drain_run, false, true, false, false)
+DRAIN_KIND(drain_run_bounded, false, true, true, false)
+DRAIN_KIND(drain_run_windowed, false, true, false, true)
 #undef DRAIN_KIND
+
+/* A run's end: none (to the head), the runner-up, or a window's limit. */
+enum { RUN_ALL, RUN_BOUND, RUN_WINDOW };
 
 /* The fast path's stretch at k's tail, through the copy for this drain. */
 static inline __attribute__((always_inline)) int
 drain_fast(struct pr_fast *k, const uint8_t *data, uint64_t mask, struct drain_arg *a,
-	   bool limited, bool run, bool bounded)
+	   bool limited, bool run, int bounded)
 {
 	if (!k->ev)
 		return 0;
 	if (run)
-		return bounded ? drain_run_bounded(k, data, mask, a) : drain_run(k, data, mask, a);
+		return bounded == RUN_BOUND ? drain_run_bounded(k, data, mask, a) :
+		       bounded == RUN_WINDOW ? drain_run_windowed(k, data, mask, a) :
+					       drain_run(k, data, mask, a);
 	return limited ? drain_limited(k, data, mask, a) : drain_all(k, data, mask, a);
 }
 
@@ -141,14 +151,14 @@ static inline bool drain_more(const struct pr_fast *k, uint64_t head, const stru
  * caller gets a copy without the checks it does not need. */
 static inline __attribute__((always_inline)) int
 drain_loop(struct pr_cpu *c, uint32_t max,
-	   const volatile bool *cancel, struct pr_run *run, bool bounded, struct pr_sbuf *sb,
+	   const volatile bool *cancel, struct pr_run *run, int bounded, struct pr_sbuf *sb,
 	   bool *stop)
 {
 	const uint8_t *data = c->ring.data;
 	const uint64_t mask = c->ring.size - 1, head = c->ring.head;
 	uint64_t left = max;
 	struct drain_arg a = {
-		.left = max ? &left : NULL, .cancel = cancel, .run = run, .bounded = bounded,
+		.left = max ? &left : NULL, .cancel = cancel, .run = run, .bounded = bounded != RUN_ALL,
 		.newest = run ? run->newest : 0,
 	};
 	struct pr_fast k;
@@ -198,9 +208,9 @@ int pr_drain(struct pr_cpu *c, uint32_t max, bool *more, const volatile bool *ca
 	}
 	pr_begin(c);
 	if (!max && !cancel)
-		n = drain_loop(c, 0, NULL, NULL, false, &sb, &stop);
+		n = drain_loop(c, 0, NULL, NULL, RUN_ALL, &sb, &stop);
 	else
-		n = drain_loop(c, max, cancel, NULL, false, &sb, &stop);
+		n = drain_loop(c, max, cancel, NULL, RUN_ALL, &sb, &stop);
 	pr_end(c);
 	if (more)
 		*more = c->ring.tail != c->ring.head;
@@ -210,10 +220,12 @@ int pr_drain(struct pr_cpu *c, uint32_t max, bool *more, const volatile bool *ca
 
 int pr_drain_run(struct pr_cpu *c, struct pr_run *run, struct pr_sbuf *sb, bool *stop)
 {
-	/* Nothing else left to merge with: the plain loop, without bound checks. */
+	/* Nothing else left to merge with: the plain loop, without bound checks,
+	 * or with the window's limit alone. */
 	if (run->bound.idx >= PR_TREE_DONE)
-		return drain_loop(c, 0, NULL, run, false, sb, stop);
-	return drain_loop(c, 0, NULL, run, true, sb, stop);
+		return run->limit == UINT64_MAX ? drain_loop(c, 0, NULL, run, RUN_ALL, sb, stop) :
+						  drain_loop(c, 0, NULL, run, RUN_WINDOW, sb, stop);
+	return drain_loop(c, 0, NULL, run, RUN_BOUND, sb, stop);
 }
 
 int pr_pull_slow(struct pr_cpu *c, struct perfring_sample *smp, struct perfring_record *rec)

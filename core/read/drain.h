@@ -14,7 +14,8 @@ int pr_drain(struct pr_cpu *c, uint32_t max, bool *more, const volatile bool *ca
 
 /* For a merge, inside its snapshot (pr_begin .. pr_end): delivers c's
  * records while they sort before run->bound (all of them when the bound is
- * PR_TREE_DONE); the first, the merge's winner, always goes. Applies the
+ * PR_TREE_DONE, but for those past run->limit); the first, the merge's
+ * winner, always goes. Applies the
  * late rule to each (run->newest, run->late). *stop: a callback asked. */
 int pr_drain_run(struct pr_cpu *c, struct pr_run *run, struct pr_sbuf *sb, bool *stop);
 

@@ -28,6 +28,9 @@ struct pr_run {
 	uint32_t idx;              /* this ring's index in the merge */
 	uint64_t newest;           /* newest time merged so far */
 	uint64_t late;             /* records found late on the way */
+	uint64_t limit;            /* with no runner-up (bound.idx >= PR_TREE_DONE):
+	                              records past this time stay, a pass's window
+	                              (UINT64_MAX: none) */
 };
 
 /* What the loop keeps in registers instead of in *c: the callback is opaque,

@@ -11,6 +11,7 @@
 #include "read/deliver.h"
 #include "read/drain.h"
 #include "read/order.h"
+#include "base/clock.h"
 #include "base/sys.h"
 
 #include <errno.h>
@@ -37,12 +38,39 @@ struct pr_merge *pr_merge_new(struct pr_cpu *cpu, uint32_t n)
 
 void pr_merge_free(struct pr_merge *m)
 {
+	uint32_t j;
+
 	if (!m)
 		return;
+	for (j = 0; j < m->nrb; j++)
+		pr_kept_free(&m->rbl[j].kept);
+	free(m->rbl);
 	free(m->cur);
 	pr_batch_free(m->batch);
 	pr_tree_free(&m->tree);
 	free(m);
+}
+
+int pr_merge_set_ringbufs(struct pr_merge *m, struct pr_rbuf **rb, uint32_t n)
+{
+	struct pr_rbleaf *l = n ? pr_calloc(n, sizeof(*l)) : NULL;
+	struct pr_tree t;
+	uint32_t j;
+
+	if ((n && !l) || pr_tree_init(&t, m->n + n)) {
+		free(l);
+		return -ENOMEM;
+	}
+	for (j = 0; j < m->nrb; j++)
+		pr_kept_free(&m->rbl[j].kept);
+	free(m->rbl);
+	for (j = 0; j < n; j++)
+		l[j].rb = rb[j];
+	pr_tree_free(&m->tree);
+	m->tree = t;
+	m->rbl = l;
+	m->nrb = n;
+	return 0;
 }
 
 void pr_merge_reset(struct pr_merge *m)
@@ -119,6 +147,38 @@ static void fill_tree(struct pr_merge *m, struct pr_sbuf *sb, bool first)
 	pr_tree_build(&m->tree);
 }
 
+/* A pass's start over the ring buffers' leaves (after fill_tree, which
+ * left them unset: only the first fill of a pass reaches them). */
+static void fill_rb(struct pr_merge *m, bool window)
+{
+	uint64_t key;
+	uint32_t j;
+	bool live;
+
+	for (j = 0; j < m->nrb; j++) {
+		live = pr_rbleaf_begin(&m->rbl[j], window, &key);
+		pr_tree_set(&m->tree, m->n + j, key, live);
+	}
+	pr_tree_build(&m->tree);
+}
+
+/* Ring buffer j's leaf won: its record, and its next key into the tree (and
+ * into the leaf's slot that a rebuild reads). */
+static int __attribute__((noinline)) rb_step(struct pr_merge *m, uint32_t j, uint64_t key,
+					     bool *stop)
+{
+	uint64_t next;
+	bool live;
+	int n;
+
+	if (key)
+		pr_late(&m->newest, key); /* a ring buffer has no late count of its own */
+	n = pr_rbleaf_step(&m->rbl[j], &next, &live, stop);
+	pr_tree_set(&m->tree, m->n + j, next, live);
+	pr_tree_update(&m->tree, m->n + j, next, live);
+	return n;
+}
+
 /* Moves each ring's cursor past its records that a batch delivered, and
  * applies the late rule to them: each ring's are in time order, so its late
  * ones lead. */
@@ -148,14 +208,20 @@ static void advance_past_batch(struct pr_merge *m)
 }
 
 /* Tries a batch once the steps have gone on for b->wait without a run; a
- * refusal (a slow head, skewed times, too few records) doubles the wait. */
-static int batch(struct pr_merge *m, struct pr_sbuf *sb, bool *stop)
+ * refusal (a slow head, skewed times, too few records) doubles the wait.
+ * A head past the pass's bound is no refusal: the pass is ending. */
+static int batch(struct pr_merge *m, struct pr_sbuf *sb, bool *stop, uint64_t limit)
 {
 	const struct pr_tree_ent *w = pr_tree_winner(&m->tree);
 	struct pr_batch *b = m->batch;
 	bool unpaid = false;
-	int n = w ? pr_batch_run(b, m->cur, m->n, w->key, sb, stop, &unpaid) : -1;
+	int n;
 
+	if (!w || w->key > limit)
+		return 0;
+	n = pr_batch_run(b, m->cur, m->n, w->key, limit, sb, stop, &unpaid);
+	if (n == -2) /* the bound is near: the steps end the pass */
+		return 0;
 	/* A batch that a record the decode refuses cut short counts as a
 	 * refusal: a ring of such records would otherwise cost a whole
 	 * batch's reading and placing for each record. */
@@ -171,13 +237,24 @@ static int batch(struct pr_merge *m, struct pr_sbuf *sb, bool *stop)
 	return n;
 }
 
-/* Ring i won twice in a row: its whole run through the drain loop. */
+/* Ring i won twice in a row: its whole run through the drain loop, up to
+ * the runner-up or the pass's bound, whichever comes first. */
 static int __attribute__((noinline)) run(struct pr_merge *m, uint32_t i, struct pr_sbuf *sb,
-					 bool *stop)
+					 bool *stop, uint64_t limit)
 {
-	struct pr_run r = { .bound = pr_tree_second(&m->tree), .idx = i, .newest = m->newest };
+	struct pr_run r = { .bound = pr_tree_second(&m->tree), .idx = i, .newest = m->newest,
+			    .limit = UINT64_MAX };
+	/* (limit + 1, 0) sorts after exactly the records with time <= limit:
+	 * before the runner-up, the limit alone bounds the run (a cheaper check
+	 * a record than a bound's). */
+	const struct pr_tree_ent cap = { limit + 1, 0 };
 	struct pr_cpu *c = &m->cpu[i];
 	int n;
+
+	if (limit != UINT64_MAX && pr_tree_less(cap, r.bound)) {
+		r.bound = (struct pr_tree_ent){ UINT64_MAX, PR_TREE_DONE };
+		r.limit = limit;
+	}
 
 	fast_store(c, &m->cur[i].k);
 	n = pr_drain_run(c, &r, sb, stop);
@@ -231,6 +308,8 @@ static uint64_t records_of(const struct pr_merge *m)
 
 	for (i = 0; i < m->n; i++)
 		sum += m->cpu[i].st.records;
+	for (i = 0; i < m->nrb; i++)
+		sum += m->rbl[i].rb->st.records;
 	return sum;
 }
 
@@ -248,6 +327,15 @@ static bool claim_all(struct pr_merge *m)
 			return false;
 		}
 	}
+	for (i = 0; i < m->nrb; i++) {
+		if (!pr_rbuf_claim(m->rbl[i].rb)) {
+			for (j = 0; j < i; j++)
+				pr_rbuf_unclaim(m->rbl[j].rb);
+			for (j = 0; j < m->n; j++)
+				pr_cpu_unclaim(&m->cpu[j]);
+			return false;
+		}
+	}
 	return true;
 }
 
@@ -258,50 +346,127 @@ bool pr_merge_busy(const struct pr_merge *m)
 	for (i = 0; i < m->n; i++)
 		if (__atomic_load_n(&m->cpu[i].busy, __ATOMIC_RELAXED))
 			return true;
+	for (i = 0; i < m->nrb; i++)
+		if (__atomic_load_n(&m->rbl[i].rb->busy, __ATOMIC_RELAXED))
+			return true;
 	return false;
 }
 
-int pr_merge_parse(struct pr_merge *m, bool *stopped)
+/* The pass's loop. bounded: the pass has a limit; budget: a max; rbs: ring
+ * buffers' leaves (each a constant in each copy, so that an unbounded pass
+ * pays no check for any). With a max or ring buffers, no batches. */
+static inline __attribute__((always_inline)) int
+merge_loop(struct pr_merge *m, struct pr_sbuf *sb, bool *stop, uint64_t limit, uint32_t max,
+	   bool bounded, bool budget, bool rbs, bool *more)
 {
-	struct pr_sbuf sb = { .shape = PR_SHAPE_ANY };
-	uint64_t before;
 	const struct pr_tree_ent *w;
 	uint32_t i, last = UINT32_MAX, steps = 0;
-	bool stop = false;
 	int n = 0;
 
-	if (stopped)
-		*stopped = false;
-	if (!claim_all(m))
-		return -EBUSY;
-	before = records_of(m);
-	fill_tree(m, &sb, true);
-	while (!stop && (w = pr_tree_winner(&m->tree))) {
+	while (!*stop && (w = pr_tree_winner(&m->tree))) {
+		if (bounded && (w->key > limit || (budget && (uint32_t)n >= max))) {
+			*more = w->key <= limit;
+			break;
+		}
 		i = w->idx;
-		if (i == last) {
-			n += run(m, i, &sb, &stop);
+		if (rbs && i >= m->n) {
+			n += rb_step(m, i - m->n, w->key, stop);
+			last = UINT32_MAX;
+			continue;
+		}
+		if (i == last && !budget) {
+			n += run(m, i, sb, stop, limit);
 			last = UINT32_MAX;
 			steps = 0;
 		} else {
-			n += step(m, i, w->key, &sb, &stop);
+			n += step(m, i, w->key, sb, stop);
 			last = i;
 			steps++;
 		}
-		if (!stop)
-			head_key(m, i, &sb, false);
-		if (!stop && m->batch && steps >= m->batch->wait) {
-			n += batch(m, &sb, &stop);
+		if (!*stop)
+			head_key(m, i, sb, false);
+		if (!budget && !rbs && !*stop && m->batch && steps >= m->batch->wait) {
+			n += batch(m, sb, stop, limit);
 			last = UINT32_MAX;
 			steps = 0;
 		}
 	}
+	return n;
+}
+
+static int __attribute__((noinline)) merge_all(struct pr_merge *m, struct pr_sbuf *sb, bool *stop)
+{
+	bool more = false;
+
+	return merge_loop(m, sb, stop, UINT64_MAX, 0, false, false, false, &more);
+}
+
+/* A window's pass over the rings alone: the common bounded one. */
+static int __attribute__((noinline)) merge_windowed(struct pr_merge *m, struct pr_sbuf *sb,
+						    bool *stop, uint64_t limit, bool *more)
+{
+	return merge_loop(m, sb, stop, limit, 0, true, false, false, more);
+}
+
+/* Any other: a max, ring buffers, or both (limit UINT64_MAX: no window). */
+static int __attribute__((noinline)) merge_general(struct pr_merge *m, struct pr_sbuf *sb,
+						   bool *stop, uint64_t limit, uint32_t max,
+						   bool *more)
+{
+	return merge_loop(m, sb, stop, limit, max, true, max != 0, m->nrb != 0, more);
+}
+
+int pr_merge_pass(struct pr_merge *m, struct pr_pass *p)
+{
+	struct pr_sbuf sb = { .shape = PR_SHAPE_ANY };
+	const struct pr_tree_ent *w;
+	uint64_t before, limit = UINT64_MAX;
+	bool stop = false;
+	uint32_t i;
+	int n;
+
+	p->stopped = p->more = false;
+	p->kept = 0;
+	if (!claim_all(m))
+		return -EBUSY;
+	/* T before any head: a record visible within the window of its time is
+	 * then in its ring's snapshot if its time is at most T - W. */
+	if (p->window)
+		limit = pr_pass_limit(p->now ? p->now : pr_now_ns(), p->window);
+	before = records_of(m);
+	fill_tree(m, &sb, true);
+	if (m->nrb)
+		fill_rb(m, limit != UINT64_MAX);
+	if (!p->max && !m->nrb)
+		n = limit == UINT64_MAX ? merge_all(m, &sb, &stop) :
+					  merge_windowed(m, &sb, &stop, limit, &p->more);
+	else
+		n = merge_general(m, &sb, &stop, limit, p->max, &p->more);
+	/* Each ring is in time order: the smallest head is the oldest kept. */
+	if (!stop && (w = pr_tree_winner(&m->tree)) && w->key > limit)
+		p->kept = w->key;
 	for (i = 0; i < m->n; i++) {
 		fast_store(&m->cpu[i], &m->cur[i].k);
 		pr_end(&m->cpu[i]);
 		pr_cpu_unclaim(&m->cpu[i]);
 	}
+	for (i = 0; i < m->nrb; i++) {
+		/* Records arrived that no wakeup announces: another pass soon. */
+		p->more |= pr_rbleaf_end(&m->rbl[i]);
+		pr_rbuf_unclaim(m->rbl[i].rb);
+	}
 	m->records += records_of(m) - before;
+	p->stopped = stop;
+	p->more |= stop;
+	return n;
+}
+
+int pr_merge_parse(struct pr_merge *m, bool *stopped)
+{
+	struct pr_pass p = { 0 };
+	int n = pr_merge_pass(m, &p);
+
 	if (stopped)
-		*stopped = stop;
+		*stopped = p.stopped;
 	return n;
 }

@@ -36,6 +36,24 @@ static inline uint64_t max64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
+/* Every growth of stats.lost goes through here, and to the lost callback
+ * (perfring_session_set_lost_callback): the increases it is told add up to
+ * stats.lost. */
+static void add_lost(struct pr_cpu *c, uint64_t n)
+{
+	const struct pr_lost_cb *cb;
+	pr_lost_fn fn;
+
+	if (!n)
+		return;
+	PR_STAT_ADD(c, lost, n);
+	if (!c->sink)
+		return;
+	cb = pr_sink_lost(c->sink);
+	if ((fn = __atomic_load_n(&cb->fn, __ATOMIC_RELAXED)))
+		fn(c->cpu, n, cb->ctx);
+}
+
 /*
  * Both counts follow one sequence, the ring's drops in order: the LOST
  * records' sum is the drops before the last one written, a read total is
@@ -48,7 +66,7 @@ static void cover(struct pr_cpu *c, uint64_t rec, uint64_t read)
 
 	c->lost.rec = rec;
 	c->lost.read = read;
-	PR_STAT_ADD(c, lost, max64(rec, read) - before);
+	add_lost(c, max64(rec, read) - before);
 }
 
 void pr_lost_record(struct pr_cpu *c, uint64_t n)
@@ -57,6 +75,11 @@ void pr_lost_record(struct pr_cpu *c, uint64_t n)
 
 	/* A hostile ring's count must not wrap the sum back. */
 	cover(c, rec < n ? UINT64_MAX : rec, c->lost.read);
+}
+
+void pr_lost_samples(struct pr_cpu *c, uint64_t n)
+{
+	add_lost(c, n);
 }
 
 void pr_lost_due(struct pr_cpu *cpu, size_t n)

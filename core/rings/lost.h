@@ -14,6 +14,12 @@ uint64_t pr_lost_read_format(void);
 /* Counts a PERF_RECORD_LOST of n drops into c's stats. */
 void pr_lost_record(struct pr_cpu *c, uint64_t n);
 
+/* Counts a PERF_RECORD_LOST_SAMPLES of n drops (which no total holds). */
+void pr_lost_samples(struct pr_cpu *c, uint64_t n);
+
+/* Each of the two, and each total read, adds its growth to stats.lost and
+ * tells the sink's lost callback of it (if any). */
+
 /* Asks for the kernel's totals of cpu[0..n) at each one's next parse. Any
  * thread may call it: stop does, once the events are disabled. */
 void pr_lost_due(struct pr_cpu *cpu, size_t n);

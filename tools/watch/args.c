@@ -25,7 +25,7 @@ static const char usage_text[] =
 "                      [--loop uv|event|ev|epoll] [--watermark BYTES | --wakeup-events N]\n"
 "                      [--flush-ms MS] [--budget N] [--pages N] [-d SECONDS]\n"
 "                      [--by SYSTEM:NAME:FIELD]... [--top N] [--max-series N]\n"
-"                      [--json [--dump [--dump-bytes N]] | --print]\n"
+"                      [--json [--dump [--dump-bytes N]] | --print [--order-window MS]]\n"
 "                      [--listen ADDR:PORT]\n"
 "                      [--bpf-map PIN_PATH]...\n"
 "                      [-u PATH:SYMBOL[%return]]... [--cgroup PATH] [--profile HZ]\n"
@@ -47,10 +47,11 @@ static const char usage_text[] =
 "                                major-faults, cpu-migrations; PERIOD = sample every\n"
 "                                PERIOD events (ns for the clocks; default 1,\n"
 "                                1000000 for the clocks)\n"
-"      --bpf-map PIN_PATH        a BPF_MAP_TYPE_PERF_EVENT_ARRAY pinned on bpffs\n"
-"                                (bpftool map pin, bpf_obj_pin): this tool's\n"
-"                                rings take what another tool's BPF program\n"
-"                                writes with bpf_perf_event_output; repeatable\n"
+"      --bpf-map PIN_PATH        a BPF map pinned on bpffs (bpftool map pin,\n"
+"                                bpf_obj_pin), either kind: a PERF_EVENT_ARRAY\n"
+"                                (bpf_perf_event_output, into this tool's rings)\n"
+"                                or a RINGBUF (bpf_ringbuf_output/reserve, a row\n"
+"                                of its own); repeatable\n"
 "  -u, --uprobe PATH:SYMBOL[%return]  a uprobe on the ELF file's function (its\n"
 "                                entry, or its return with %return), through the\n"
 "                                uprobe PMU: nothing is written to tracefs\n"
@@ -85,6 +86,9 @@ static const char usage_text[] =
 "                                the rest are counted as \"other\"\n"
 "      --print                   one line per sample as perf script prints it:\n"
 "                                comm pid/tid [cpu] time: event: field=value...\n"
+"      --order-window MS         with --print: lines in time order across CPUs,\n"
+"                                each at most MS + --flush-ms after its time\n"
+"                                (default 10; 0 = off: as each ring delivers)\n"
 "Output:\n"
 "  -d, --duration SECONDS        stop after SECONDS (default: until Ctrl-C)\n"
 "      --json                    one JSON object per line: start, one per second,\n"
@@ -188,7 +192,7 @@ static const char *const loop_names[] = {
 enum { OPT_LOOP = 256, OPT_WATERMARK, OPT_WAKEUP_EVENTS, OPT_FLUSH_MS, OPT_BUDGET, OPT_PAGES,
        OPT_JSON, OPT_BY, OPT_TOP, OPT_MAX_SERIES, OPT_PRINT, OPT_FILTER, OPT_LISTEN,
        OPT_BPF_MAP, OPT_DUMP, OPT_OVERWRITE, OPT_SNAPSHOT_ON, OPT_SNAPSHOT_DIR, OPT_CGROUP,
-       OPT_PROFILE, OPT_SNAPSHOT_WAIT, OPT_DUMP_BYTES };
+       OPT_PROFILE, OPT_SNAPSHOT_WAIT, OPT_DUMP_BYTES, OPT_ORDER_WINDOW };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -219,6 +223,7 @@ static const struct option long_opts[] = {
 	{ "uprobe", required_argument, NULL, 'u' },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "order-window", required_argument, NULL, OPT_ORDER_WINDOW },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -561,6 +566,20 @@ static int parse_dump_bytes(struct watch_args *a, const char *str)
 	return 0;
 }
 
+/* Whole milliseconds, at most WATCH_ORDER_WINDOW_MAX_MS: a longer window
+ * would hold every line back for minutes, which no one asking for order
+ * means. */
+static int parse_order_window(struct watch_args *a, const char *str)
+{
+	uint64_t v;
+
+	if (parse_num("--order-window", str, false, WATCH_ORDER_WINDOW_MAX_MS, &v))
+		return WATCH_EXIT_USAGE;
+	a->order_window_ns = v * 1000000ull;
+	a->order_window_set = true;
+	return 0;
+}
+
 static int print_version(void)
 {
 	printf("%s (libperfring %d.%d.%d)\nloops: %s\n", cur_prog == WATCH_PROG_EXPORTER ?
@@ -608,6 +627,7 @@ static int parse_one(struct watch_args *a, int opt, const char *arg)
 		a->cgroup = arg;
 		return 0;
 	case OPT_PROFILE: return parse_count("--profile", arg, 100000, &a->profile_hz);
+	case OPT_ORDER_WINDOW: return parse_order_window(a, arg);
 	case 'h':
 		if (a->prog == WATCH_PROG_EXPORTER)
 			fputs(exporter_usage_text, stdout);
@@ -659,6 +679,10 @@ static int check_prog(struct watch_args *a)
 		a->dump_bytes = WATCH_DUMP_BYTES;
 	if (a->print && a->by_cnt)
 		return bad("--print and --by exclude each other (one owns the output)");
+	if (a->order_window_set && (!a->print || a->overwrite))
+		return bad("--order-window needs --print (it orders the printed lines)");
+	if (a->print && !a->order_window_set)
+		a->order_window_ns = WATCH_ORDER_WINDOW_MS * 1000000ull;
 	if (a->listen && a->loop != WATCH_LOOP_DEFAULT && a->loop != WATCH_LOOP_EVENT)
 		return bad("--listen serves from the libevent loop; drop --loop or use --loop event");
 	if (a->listen)

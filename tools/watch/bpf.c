@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* perfring-watch --bpf-map: a pinned PERF_EVENT_ARRAY by its bpffs path
- * (bpf(2) BPF_OBJ_GET, no libbpf), and --dump's line per BPF sample. */
+/* perfring-watch --bpf-map: a pinned map by its bpffs path and its type
+ * (bpf(2) BPF_OBJ_GET and BPF_OBJ_GET_INFO_BY_FD, no libbpf), and --dump's
+ * line per BPF sample. */
 #include "watch.h"
 
 #include <errno.h>
@@ -56,6 +57,40 @@ int watch_bpf_get(const char *path, char *why, size_t len)
 		 (int)strlen(path) > room ? "..." : "", strerror(err), hint);
 	errno = err;
 	return -1;
+}
+
+/* A program's or link's pin gives an fd too, and BPF_OBJ_GET_INFO_BY_FD
+ * would fill that object's info: the fd's inode says it is a map. Without
+ * /proc the info is read anyway (a program's type then picks the call, and
+ * that call's sentence says what the fd is). */
+static bool is_map(int fd)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return true;
+	link[n] = '\0';
+	return !strcmp(link, "anon_inode:bpf-map");
+}
+
+int watch_bpf_map_type(int fd)
+{
+	struct bpf_map_info info;
+	union bpf_attr a;
+
+	if (!is_map(fd))
+		return -1;
+	memset(&info, 0, sizeof(info));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = (uint32_t)fd;
+	a.info.info_len = sizeof(info);
+	a.info.info = (uint64_t)(uintptr_t)&info;
+	if (syscall(SYS_bpf, BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)) < 0)
+		return -1;
+	return (int)info.type;
 }
 
 void watch_bpf_dump(FILE *out, const struct watch_ev *e, const struct perfring_sample *smp)

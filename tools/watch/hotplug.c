@@ -9,15 +9,20 @@
 #include <string.h>
 
 /* A following session's CPU set is every possible CPU, and cpu_stats
- * answers for each: they are found without reading sysfs ourselves. */
-size_t watch_hotplug_list(struct watch *w)
+ * answers for each: they are found without reading sysfs ourselves, and
+ * without counting the reactor's slots (ring buffers have slots too). */
+size_t watch_hotplug_list(struct watch *w, size_t cap)
 {
 	struct perfring_cpu_stats st;
-	size_t want = perfring_session_slots(w->s) - 1, n = 0;
+	size_t n = 0;
 
-	for (int cpu = 0; n < want && cpu < 65536; cpu++)
-		if (perfring_session_cpu_stats(w->s, cpu, &st) == 0)
-			w->cpus[n++].cpu = cpu;
+	for (int cpu = 0; cpu < 65536; cpu++) {
+		if (perfring_session_cpu_stats(w->s, cpu, &st))
+			continue;
+		if (n < cap)
+			w->cpus[n].cpu = cpu;
+		n++;
+	}
 	return n;
 }
 

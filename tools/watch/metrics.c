@@ -135,6 +135,33 @@ static void cpu_families(struct page *p, const struct watch *w,
 			    st[c].max_fill_pct / 100.0);
 }
 
+/* --bpf-map ring buffers: a series per map, labelled with its pin. */
+static void ringbuf_families(struct page *p, const struct watch *w)
+{
+	static const struct { const char *name, *help; } fam[] = {
+		{ "perfring_ringbuf_records_total", "Records read from the BPF ring buffer." },
+		{ "perfring_ringbuf_bytes_total", "Bytes of those records' data." },
+		{ "perfring_ringbuf_discarded_total",
+		  "Records the BPF program discarded (bpf_ringbuf_discard), skipped." },
+	};
+
+	if (!w->nrb)
+		return;
+	for (unsigned f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+		family(p, fam[f].name, "counter", fam[f].help);
+		for (size_t i = 0; i < w->nrb; i++) {
+			struct perfring_ringbuf_stats st = { 0 };
+			uint64_t v[] = { 0, 0, 0 };
+
+			perfring_ringbuf_stats(w->rbs[i].e->ev, &st);
+			v[0] = st.records, v[1] = st.bytes, v[2] = st.discarded;
+			put(p, "%s{map=\"", fam[f].name);
+			put_label(p, w->rbs[i].path, strlen(w->rbs[i].path));
+			put(p, "\"} %llu\n", (unsigned long long)v[f]);
+		}
+	}
+}
+
 static void latency_family(struct page *p, const struct watch *w)
 {
 	uint64_t cum = 0;
@@ -202,6 +229,7 @@ int watch_metrics_page(const struct watch *w, char **buf, size_t *len)
 		perfring_session_cpu_stats(w->s, w->cpus[c].cpu, &st[c]);
 	samples_family(&p, w);
 	cpu_families(&p, w, st);
+	ringbuf_families(&p, w);
 	latency_family(&p, w);
 	by_family(&p, w);
 	free(st);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* perfring-watch --print: one line per sample as perf script prints it by
- * default (comm pid/tid [cpu] secs.usecs: event: field=value ...). The
- * loops deliver each CPU's ring on its own, so lines wait in a buffer and go
- * out sorted by time once they are older than a reorder window (twice the
- * flush interval: by then every ring has been drained past them). Comms come
- * from COMM and FORK records, else from /proc. */
+ * default (comm pid/tid [cpu] secs.usecs: event: field=value ...), written
+ * as the sample is delivered. The order is the library's: with
+ * --order-window the session and the loop's reactor deliver in time order
+ * across CPUs (perfring_opts and perfring_loop_opts.order_window_ns, set in
+ * session.c and run.c), so nothing is sorted here. Comms come from COMM and
+ * FORK records, else from /proc. */
 #include "config.h"
 #include "watch.h"
 #include "textesc.h"
@@ -18,17 +19,11 @@
 
 #define MAX_FIELDS 64
 #define COMM_SLOTS 4096
-#define ARENA_MAX (16u << 20)   /* buffered text; a full buffer goes out at once */
 #define LINE_MAX_BYTES 4096
 
 struct watch_fmt {
 	size_t n;
 	struct perfring_field f[MAX_FIELDS];
-};
-
-struct pline {
-	uint64_t time, seq;
-	size_t off, len;
 };
 
 struct comm_slot {
@@ -39,11 +34,7 @@ struct comm_slot {
 struct watch_print {
 	struct watch_fmt fmt[2 * WATCH_MAX_EVENTS + 2];
 	struct comm_slot comm[COMM_SLOTS];
-	struct pline *l;
-	size_t nl, capl;
-	char *arena;
-	size_t used, cap;
-	uint64_t seq, window_ns;
+	uint64_t flush_ns, flushed_ns;      /* stdout flushed this often; last time */
 };
 
 /* ------------------------------------------------------------ comms */
@@ -204,8 +195,7 @@ int watch_print_open(struct watch *w)
 
 	if (!w->print && !(w->print = calloc(1, sizeof(*w->print))))
 		return -ENOMEM;
-	w->print->window_ns = ms == PERFRING_FLUSH_NEVER ? UINT64_MAX :
-			      (2 * (uint64_t)ms + 50) * 1000000ull;
+	w->print->flush_ns = ms == PERFRING_FLUSH_NEVER ? UINT64_MAX : (uint64_t)ms * 1000000ull;
 	return perfring_session_set_record_callback(w->s, PERFRING_REC_COMM | PERFRING_REC_TASK,
 						    on_record, w);
 }
@@ -214,8 +204,6 @@ void watch_print_close(struct watch *w)
 {
 	if (!w->print)
 		return;
-	free(w->print->l);
-	free(w->print->arena);
 	free(w->print);
 	w->print = NULL;
 }
@@ -257,31 +245,6 @@ static size_t format_line(struct watch_print *p, const struct watch_ev *e,
 		o = cap - 2;
 	buf[o++] = '\n';
 	return o;
-}
-
-static bool reserve(struct watch_print *p, size_t len)
-{
-	if (p->nl == p->capl) {
-		size_t cap = p->capl ? 2 * p->capl : 1024;
-		struct pline *l = realloc(p->l, cap * sizeof(*l));
-
-		if (!l)
-			return false;
-		p->l = l;
-		p->capl = cap;
-	}
-	if (p->used + len > p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 1u << 16;
-		char *a;
-
-		while (cap < p->used + len)
-			cap *= 2;
-		if (!(a = realloc(p->arena, cap)))
-			return false;
-		p->arena = a;
-		p->cap = cap;
-	}
-	return true;
 }
 
 /* A JSON string of s[0..len), escaped: hostile bytes never go out raw. */
@@ -346,58 +309,22 @@ void watch_print_sample(struct watch *w, const struct watch_ev *e,
 		return;
 	}
 
-	if (p->used + len > ARENA_MAX)
-		watch_print_flush(w, true);
-	if (!reserve(p, len)) {
-		fwrite(buf, 1, len, stdout);    /* out of memory: unordered, not lost */
-		return;
+	fwrite(buf, 1, len, stdout);
+	/* A pipe's buffer goes out at each tick and at least every flush
+	 * period while lines come, so the window bounds what a reader waits. */
+	if (p->flush_ns != UINT64_MAX) {
+		uint64_t now = watch_now_ns();
+
+		if (now - p->flushed_ns >= p->flush_ns) {
+			fflush(stdout);
+			p->flushed_ns = now;
+		}
 	}
-	memcpy(p->arena + p->used, buf, len);
-	p->l[p->nl++] = (struct pline){ smp->time, p->seq++, p->used, len };
-	p->used += len;
 }
 
-static int by_time(const void *a, const void *b)
+/* Each tick and at the end: what stdout's buffer holds. */
+void watch_print_flush(struct watch *w)
 {
-	const struct pline *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Writes, in time order, every line older than the window (all: every
- * line), and keeps the rest for the next call. */
-void watch_print_flush(struct watch *w, bool all)
-{
-	struct watch_print *p = w->print;
-	uint64_t now = watch_now_ns(), cut = 0;
-	size_t k = 0, used = 0;
-	char *kept;
-
-	if (!p || !p->nl)
-		return;
-	if (all)
-		cut = UINT64_MAX;
-	else if (p->window_ns < now)
-		cut = now - p->window_ns;
-	qsort(p->l, p->nl, sizeof(*p->l), by_time);
-	/* Without room to keep the rest, everything goes out now. */
-	kept = k < p->nl ? malloc(p->cap) : NULL;
-	while (k < p->nl && (p->l[k].time <= cut || !kept)) {
-		fwrite(p->arena + p->l[k].off, 1, p->l[k].len, stdout);
-		k++;
-	}
-	fflush(stdout);
-	for (size_t i = k; i < p->nl; i++) {
-		memcpy(kept + used, p->arena + p->l[i].off, p->l[i].len);
-		p->l[i - k] = (struct pline){ p->l[i].time, p->l[i].seq, used, p->l[i].len };
-		used += p->l[i].len;
-	}
-	if (kept) {
-		free(p->arena);
-		p->arena = kept;
-	}
-	p->nl -= k;
-	p->used = used;
+	if (w->print)
+		fflush(stdout);
 }

@@ -181,6 +181,7 @@ void watch_loop_opts(struct watch *w, struct perfring_loop_opts *lo)
 		.budget = w->a.budget,
 		.on_error = on_loop_error,
 		.ctx = w,
+		.order_window_ns = w->a.order_window_ns,    /* --print's lines in time order */
 	};
 }
 
@@ -286,6 +287,22 @@ static int exit_code(const struct watch *w)
 	return w->out_gone ? 128 + SIGPIPE : 0;
 }
 
+/* What the rings and ring buffers hold once stopped. --print's window asks
+ * for time order: one merged parse delivers the rest in order, with what
+ * the window kept. */
+static void drain_rest(struct watch *w)
+{
+	if (w->a.overwrite)
+		return;
+	if (w->a.order_window_ns) {
+		perfring_session_parse_all(w->s);
+		return;
+	}
+	for (size_t i = 0; i < w->ncpu; i++)
+		perfring_session_parse_for_cpu(w->s, w->cpus[i].cpu);
+	watch_rb_drain(w);
+}
+
 /* After the glue has detached: nothing new is written, the rest of every
  * ring is delivered, then the summary, then everything is freed. */
 int watch_finish(struct watch *w)
@@ -300,8 +317,7 @@ int watch_finish(struct watch *w)
 	perfring_session_stop(w->s);
 	if (w->a.overwrite)
 		watch_snapshot(w);      /* the last one: what the rings hold at the end */
-	for (size_t i = 0; !w->a.overwrite && i < w->ncpu; i++)
-		perfring_session_parse_for_cpu(w->s, w->cpus[i].cpu);
+	drain_rest(w);
 	code = exit_code(w);
 	if (rows && w->t0_ns && !output_gone(w)) {
 		w->nrows = 0;

@@ -8,6 +8,7 @@
 #include "watch.h"
 
 #include <errno.h>
+#include <linux/bpf.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +30,7 @@ static void session_opts(const struct watch *w, struct perfring_opts *o)
 		.cgroup = a->cgroup,
 		/* every CPU, as they come and go; a flight recorder follows none */
 		.follow_hotplug = !a->cpus && !a->overwrite,
+		.order_window_ns = a->order_window_ns,   /* --print's lines in time order */
 	};
 	if (a->overwrite)
 		return;
@@ -45,7 +47,7 @@ static void print_sentence(const char *s)
 		{ "opts.wakeup_watermark", "--watermark" }, { "opts.wakeup_events", "--wakeup-events" },
 		{ "opts.ring_pages", "--pages" }, { "opts.cpus", "-c" }, { "opts.pid", "-p" },
 		{ "opts.flush_ms", "--flush-ms" }, { "opts.poll_interval_ms", "--flush-ms" },
-		{ "opts.cgroup", "--cgroup" },
+		{ "opts.cgroup", "--cgroup" }, { "opts.order_window_ns", "--order-window" },
 	};
 	size_t n = sizeof(map) / sizeof(map[0]);
 
@@ -170,17 +172,32 @@ static int add_software(struct watch *w, const struct watch_sw *sw, bool user_on
 	return 0;
 }
 
-/* A map another tool's program writes to, by its bpffs pin. */
+/* A ring buffer's samples count in its own row, not in a CPU's. */
+static int add_ringbuf(struct watch *w, int fd, const char *path, struct perfring_event **ev)
+{
+	int err = perfring_session_add_bpf_ringbuf(w->s, fd, NULL, ev);
+
+	if (!err) {
+		w->rbs[w->nrb] = (struct watch_rb){ .path = path };
+		w->nrb++;
+	}
+	return err;
+}
+
+/* A map another tool's program writes to, by its bpffs pin: its type says
+ * which call reads it (anything else gets the session's sentence). */
 static int add_bpf_map(struct watch *w, const char *path)
 {
 	struct perfring_event *ev;
 	struct watch_ev *e = NULL;
 	char why[320];
 	int fd = watch_bpf_get(path, why, sizeof(why)), err;
+	bool rb;
 
 	if (fd < 0)
 		return fail(WATCH_EXIT_FAIL, "--bpf-map ", why, -errno);
-	err = perfring_session_add_bpf_output(w->s, fd, &ev);
+	rb = watch_bpf_map_type(fd) == BPF_MAP_TYPE_RINGBUF;
+	err = rb ? add_ringbuf(w, fd, path, &ev) : perfring_session_add_bpf_output(w->s, fd, &ev);
 	close(fd); /* the session keeps its own */
 	if (!err)
 		err = add_named(w, ev, &e);
@@ -188,6 +205,10 @@ static int add_bpf_map(struct watch *w, const char *path)
 		return fail(err == -EBADF || err == -EINVAL ? WATCH_EXIT_USAGE : WATCH_EXIT_FAIL,
 			    "--bpf-map: ", perfring_session_last_error(w->s), err);
 	e->dump = w->a.dump;
+	if (rb) {
+		e->rb = &w->rbs[w->nrb - 1];
+		e->rb->e = e;
+	}
 	return 0;
 }
 
@@ -256,6 +277,7 @@ static int add_events(struct watch *w, bool user_only)
 	int code;
 
 	w->nnames = 0;
+	w->nrb = 0;
 	for (size_t i = 0; i < a->tp_cnt && !user_only; i++)
 		if ((code = add_tracepoint(w, i)))
 			return code;

@@ -110,6 +110,11 @@ int watch_on_sample(const struct perfring_sample *smp, void *ctx)
 	struct watch_cpu *c;
 	int slot;
 
+	/* A ring buffer has no CPU: its row counts from its own stats. */
+	if (e->rb) {
+		sample_content(w, e, smp);
+		return 0;
+	}
 	if (smp->cpu < 0 || smp->cpu > w->max_cpu || w->slot_of_cpu[smp->cpu] < 0)
 		return 0;
 	slot = w->slot_of_cpu[smp->cpu];
@@ -123,23 +128,15 @@ int watch_on_sample(const struct perfring_sample *smp, void *ctx)
 	return 0;
 }
 
-/* One watch_cpu per ring of the started session, and the cpu -> slot map. */
+/* One watch_cpu per CPU of the started session's set (following hotplug,
+ * every possible CPU), sorted, and the cpu -> slot map. */
 int watch_cpus_init(struct watch *w)
 {
-	const struct perfring_cpu_fd *fds;
-	size_t n = perfring_session_fds(w->s, &fds), slots = perfring_session_slots(w->s);
+	size_t n = watch_hotplug_list(w, 0);
 
-	/* Following hotplug: a slot per possible CPU, and the notifier's. */
-	if (slots > n + 1)
-		n = slots - 1;
 	w->cpus = calloc(n ? n : 1, sizeof(*w->cpus));
-	if (!w->cpus)
+	if (!w->cpus || watch_hotplug_list(w, n) != n)
 		return -1;
-	if (n == perfring_session_fds(w->s, NULL))
-		for (size_t i = 0; i < n; i++)
-			w->cpus[i].cpu = fds[i].cpu;
-	else
-		n = watch_hotplug_list(w);
 	w->max_cpu = n ? w->cpus[n - 1].cpu : 0;
 	w->slot_of_cpu = malloc((size_t)(w->max_cpu + 1) * sizeof(int));
 	w->ev_cpu_samples = calloc((w->nnames ? w->nnames : 1) * (n ? n : 1), sizeof(uint64_t));
@@ -202,6 +199,7 @@ void watch_interval_reset(struct watch *w)
 	}
 	watch_by_interval_reset(w);
 	watch_profile_interval_reset(w);
+	watch_rb_interval_reset(w);
 }
 
 /* CPU slot i since start. */

@@ -188,6 +188,7 @@ static void json_interval(const struct watch *w, const struct watch_row *rows,
 	}
 	printf("],\"total\":");
 	json_rate_row(total, dt);
+	watch_rb_json(w, false, dt);
 	if (w->nby)
 		watch_byview_json(w, false, dt);
 	watch_profile_json(w, false, dt);
@@ -206,6 +207,7 @@ static void json_summary(const struct watch *w, const struct watch_row *rows,
 		printf("}");
 	}
 	printf("]");
+	watch_rb_json(w, true, secs);
 	if (w->nby)
 		watch_byview_json(w, true, secs);
 	watch_profile_json(w, true, secs);
@@ -377,6 +379,8 @@ static void tty_redraw(struct watch *w, const struct watch_row *rows,
 	if (rows)
 		tty_row(w, total, dt);
 	if (rows)
+		watch_rb_tty(w, dt);
+	if (rows)
 		watch_byview_tty(w, dt);
 	if (rows)
 		watch_profile_tty(w, dt);
@@ -399,9 +403,13 @@ void watch_view_start(struct watch *w)
 	w->tty = isatty(STDOUT_FILENO) == 1 && !w->a.print && !w->quiet;
 	if (w->tty)
 		w->frame.utf8 = utf8_locale();
-	if (w->a.print && !w->a.overwrite)
-		fprintf(stderr, "%s: --print on loop %s: each CPU's ring is delivered on its own, "
-			"so lines are time-ordered within a flush window (twice --flush-ms)\n",
+	if (w->a.print && !w->a.overwrite && w->a.order_window_ns)
+		fprintf(stderr, "%s: --print on loop %s: lines time-ordered across CPUs with a "
+			"%llu ms window (--order-window)\n", watch_prog_name(&w->a), w->loop_name,
+			(unsigned long long)(w->a.order_window_ns / 1000000));
+	else if (w->a.print && !w->a.overwrite)
+		fprintf(stderr, "%s: --print on loop %s: --order-window 0: lines as each CPU's "
+			"ring delivers them, not time-ordered across CPUs\n",
 			watch_prog_name(&w->a), w->loop_name);
 	if (w->quiet || w->a.print)
 		return;
@@ -422,7 +430,7 @@ void watch_view_interval(struct watch *w, const struct watch_row *rows,
 	double t = (double)(watch_now_ns() - w->t0_ns) / 1e9;
 
 	if (w->a.print)
-		watch_print_flush(w, false);
+		watch_print_flush(w);
 	if (w->quiet || w->a.print)
 		return;
 	if (w->a.json)
@@ -433,6 +441,8 @@ void watch_view_interval(struct watch *w, const struct watch_row *rows,
 		pipe_row(w, &rows[i], t, dt);
 	if (!w->a.json && !w->tty)
 		pipe_row(w, total, t, dt);
+	if (!w->a.json && !w->tty)
+		watch_rb_pipe(w, t, dt);
 	if (!w->a.json && !w->tty)
 		watch_byview_pipe(w, t, dt);
 	if (!w->a.json && !w->tty)
@@ -467,6 +477,7 @@ static void text_summary(const struct watch *w, const struct watch_row *rows,
 		snprintf(lead, sizeof(lead), "  cpu %d: ", rows[i].cpu);
 		text_count_row(&rows[i], secs, lead);
 	}
+	watch_rb_summary(w);
 	watch_byview_summary(w);
 	watch_profile_summary(w);
 	if (w->signo)
@@ -481,7 +492,7 @@ void watch_view_summary(struct watch *w, const struct watch_row *rows,
 			const struct watch_row *total, double secs, int exit_code)
 {
 	if (w->a.print)
-		watch_print_flush(w, true);
+		watch_print_flush(w);
 	if (w->a.print)
 		fprintf(stderr, "%s: %llu samples, %llu lost\n", watch_prog_name(&w->a),
 			(unsigned long long)total->events, (unsigned long long)total->lost);

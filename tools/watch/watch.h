@@ -13,7 +13,8 @@
  *   profile.c     --profile: the top user IPs as PATH+0xOFFSET
  *   recorder.c    --overwrite: the flight recorder, its snapshots on a signal
  *   metrics.c     the /metrics page (Prometheus text format)
- *   bpf.c         --bpf-map: a pinned map by its path, and --dump's lines
+ *   bpf.c         --bpf-map: a pinned map by its path and type, and --dump's lines
+ *   rbview.c      --bpf-map's ring buffers: their rows, summary and /metrics
  *   http.c        --listen: evhttp on the libevent loop, bounded clients
  *   fieldcount.c  --by: a field's values counted (shared with the exporter)
  *   textesc.c     hostile text made safe to show, one escaping for every mode
@@ -39,6 +40,8 @@
 #define WATCH_NS 1000000000ull
 #define WATCH_MAX_BY 16
 #define WATCH_LAT_BUCKETS 19                /* /metrics: 10 us to 10 s, 1-2.5-5 a decade */
+#define WATCH_ORDER_WINDOW_MS 10            /* --print's default --order-window */
+#define WATCH_ORDER_WINDOW_MAX_MS 60000
 
 /* Exit codes besides the command's own status. */
 #define WATCH_EXIT_FAIL 1
@@ -90,6 +93,8 @@ struct watch_args {
 	size_t uprobe_cnt;
 	const char *cgroup;                 /* --cgroup PATH, or NULL */
 	uint32_t profile_hz;                /* --profile HZ, 0 = off */
+	uint64_t order_window_ns;           /* --print's --order-window; 0 = off */
+	bool order_window_set;
 };
 
 struct watch_hist {
@@ -127,6 +132,14 @@ struct watch_ev {
 	struct watch_fmt *fmt;              /* --print: its fields, or NULL */
 	bool dump;                          /* --dump this event's samples */
 	bool profile;                       /* the --profile event */
+	struct watch_rb *rb;                /* a --bpf-map ring buffer's, or NULL */
+};
+
+/* A --bpf-map that is a BPF_MAP_TYPE_RINGBUF: a row of its own. */
+struct watch_rb {
+	struct watch_ev *e;
+	const char *path;                   /* the pin, as given */
+	struct perfring_ringbuf_stats tick; /* its counters at the last tick */
 };
 
 /* The TTY frame: built whole, then written at once. */
@@ -148,6 +161,8 @@ struct watch {
 	struct watch_print *print;          /* --print state, or NULL */
 	struct watch_http *http;            /* --listen state, or NULL */
 	struct watch_prof *prof;            /* --profile state, or NULL */
+	struct watch_rb rbs[WATCH_MAX_EVENTS];
+	size_t nrb;
 	struct watch_frame frame;
 	bool quiet;                         /* no table, no summary (a server) */
 	struct perfring_session *s;
@@ -218,9 +233,10 @@ uint64_t watch_now_ns(void);
 
 /* stats.c */
 int watch_cpus_init(struct watch *w);
-/* hotplug.c: the possible CPUs into w->cpus (returns how many), the
+/* hotplug.c: the session's CPUs (following hotplug, every possible one),
+ * the first cap of them into w->cpus (returns how many there are), the
  * open ones marked, and the cpu callback (ctx = w). */
-size_t watch_hotplug_list(struct watch *w);
+size_t watch_hotplug_list(struct watch *w, size_t cap);
 void watch_hotplug_mark(struct watch *w);
 void watch_on_cpu(int cpu, bool online, void *ctx);
 void watch_cpus_free(struct watch *w);
@@ -249,6 +265,9 @@ void watch_byview_summary(const struct watch *w);
 
 /* bpf.c: the map pinned at path (BPF_OBJ_GET), or -1 with why. */
 int watch_bpf_get(const char *path, char *why, size_t len);
+/* The BPF_MAP_TYPE_* of a map fd (BPF_OBJ_GET_INFO_BY_FD); -1 when fd is
+ * not a BPF map (the session's call then says what it is). */
+int watch_bpf_map_type(int fd);
 /* --dump: one JSON line with smp's first --dump-bytes payload bytes in hex
  * (WATCH_DUMP_BYTES unless given; at most WATCH_DUMP_BYTES_MAX, which holds
  * any payload: a perf record is under 64 KiB). */
@@ -256,12 +275,22 @@ int watch_bpf_get(const char *path, char *why, size_t len);
 #define WATCH_DUMP_BYTES_MAX 65535
 void watch_bpf_dump(FILE *out, const struct watch_ev *e, const struct perfring_sample *smp);
 
+/* rbview.c: the ring buffers' rows. Each view calls its own form; the
+ * interval forms come before the tick resets the baselines. */
+void watch_rb_tty(struct watch *w, double dt);
+void watch_rb_pipe(struct watch *w, double t, double dt);
+void watch_rb_json(const struct watch *w, bool run, double dt);
+void watch_rb_summary(const struct watch *w);
+void watch_rb_interval_reset(struct watch *w);
+/* After stop: what the ring buffers still hold. */
+void watch_rb_drain(struct watch *w);
+
 /* print.c: --print. */
 int watch_print_open(struct watch *w);
 int watch_print_bind(struct watch *w, struct watch_ev *e);
 void watch_print_sample(struct watch *w, const struct watch_ev *e,
 			const struct perfring_sample *smp);
-void watch_print_flush(struct watch *w, bool all);
+void watch_print_flush(struct watch *w);
 void watch_print_close(struct watch *w);
 
 /* profile.c: --profile, the top user IPs as PATH+0xOFFSET. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The module's functions as JavaScript sees them (index.js wraps them):
  * watch(opts, onSamples, onNotify) -> handle; close(handle) -> Promise;
- * stats(handle); ref(handle); unref(handle); _diagnostics(handle). */
+ * stats(handle); ref(handle); unref(handle); fields(handle, batch, ev, off,
+ * size); events(handle); layouts(handle); exited(handle); pid(handle); _diagnostics(handle). onSamples(batch, n) gets an
+ * ArrayBuffer of n samples (pn_rec). */
 #include "pn.h"
 
 #include <dlfcn.h>
@@ -164,6 +166,95 @@ static napi_value js_unref(napi_env env, napi_callback_info info)
 	return set_ref(env, info, false);
 }
 
+/* An argument that must be an integer in [0, max]. */
+static bool index_arg(napi_env env, napi_value v, double max, double *out)
+{
+	napi_valuetype t;
+
+	return napi_typeof(env, v, &t) == napi_ok && t == napi_number &&
+	       napi_get_value_double(env, v, out) == napi_ok && *out >= 0 && *out <= max &&
+	       *out == (double)(uint64_t)*out;
+}
+
+/* fields(handle, batch, ev, off, size): one sample's fields, decoded from
+ * its RAW bytes in the batch's ArrayBuffer (a Sample's lazy getter). Every
+ * argument is checked: the bytes must lie inside the buffer. */
+static napi_value js_fields(napi_env env, napi_callback_info info)
+{
+	struct pn_watch *w = watch_arg(env, info);
+	napi_value argv[5];
+	size_t argc = 5, len = 0;
+	double ev, off, size;
+	bool is = false;
+	void *data = NULL;
+
+	if (!w)
+		return NULL;
+	if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 5 ||
+	    napi_is_arraybuffer(env, argv[1], &is) != napi_ok || !is ||
+	    napi_get_arraybuffer_info(env, argv[1], &data, &len) != napi_ok ||
+	    !index_arg(env, argv[2], (double)w->ev_n - 1, &ev) ||
+	    !index_arg(env, argv[3], (double)len, &off) ||
+	    !index_arg(env, argv[4], (double)len - off, &size)) {
+		pn_einval(env, "perfring: fields(handle, batch, event, offset, size): a wrong argument");
+		return NULL;
+	}
+	return pn_fields_js(env, &w->ev[(size_t)ev], (const unsigned char *)data + (size_t)off,
+			    (uint32_t)size);
+}
+
+/* layouts(handle): per event, the integer fields index.js may decode
+ * itself, or null. */
+static napi_value js_layouts(napi_env env, napi_callback_info info)
+{
+	struct pn_watch *w = watch_arg(env, info);
+	napi_value v;
+
+	if (!w)
+		return NULL;
+	return (v = pn_layouts_js(env, w)) ? v : enomem(env);
+}
+
+/* exited(handle): the command's exit promise, or undefined. */
+static napi_value js_exited(napi_env env, napi_callback_info info)
+{
+	struct pn_watch *w = watch_arg(env, info);
+
+	return w ? pn_child_exited(env, w) : NULL;
+}
+
+/* pid(handle): the command's pid, or undefined without a command. */
+static napi_value js_pid(napi_env env, napi_callback_info info)
+{
+	struct pn_watch *w = watch_arg(env, info);
+	napi_value v = NULL;
+
+	if (!w)
+		return NULL;
+	if (!w->command_pid)
+		return undefined(env);
+	napi_create_int32(env, w->command_pid, &v);
+	return v;
+}
+
+/* The names of the watch's events, in the order of the batches' indexes. */
+static napi_value js_events(napi_env env, napi_callback_info info)
+{
+	struct pn_watch *w = watch_arg(env, info);
+	napi_value arr, v;
+	size_t i;
+
+	if (!w)
+		return NULL;
+	if (napi_create_array_with_length(env, w->ev_n, &arr) != napi_ok)
+		return enomem(env);
+	for (i = 0; i < w->ev_n; i++)
+		if (napi_create_string_utf8(env, w->ev[i].name, NAPI_AUTO_LENGTH, &v) != napi_ok ||
+		    napi_set_element(env, arr, (uint32_t)i, v) != napi_ok)
+			return enomem(env);
+	return arr;
+}
+
 /* For the tests: the loop every handle of the watch is on, and the libuv
  * those calls reach, so a second libuv in the process would show. */
 static napi_value js_diagnostics(napi_env env, napi_callback_info info)
@@ -204,6 +295,11 @@ NAPI_MODULE_INIT()
 		{ .utf8name = "stats", .method = js_stats },
 		{ .utf8name = "ref", .method = js_ref },
 		{ .utf8name = "unref", .method = js_unref },
+		{ .utf8name = "fields", .method = js_fields },
+		{ .utf8name = "events", .method = js_events },
+		{ .utf8name = "exited", .method = js_exited },
+		{ .utf8name = "layouts", .method = js_layouts },
+		{ .utf8name = "pid", .method = js_pid },
 		{ .utf8name = "_diagnostics", .method = js_diagnostics },
 	};
 

@@ -33,18 +33,20 @@ int pn_buf_push(struct pn_buf *b, uint32_t ev, const struct perfring_sample *s)
 	uint32_t raw = s->raw ? s->raw_size : 0;
 	struct pn_rec *r;
 
-	if (reserve((void **)&b->rec, &b->cap, b->n + 1, sizeof(*b->rec)) ||
+	/* raw_off is 32 bits and the batch's ArrayBuffer one allocation. */
+	if (b->raw_n + raw > UINT32_MAX || b->n >= UINT32_MAX ||
+	    reserve((void **)&b->rec, &b->cap, b->n + 1, sizeof(*b->rec)) ||
 	    reserve((void **)&b->raw, &b->raw_cap, b->raw_n + raw, 1)) {
 		b->dropped++;
 		return -ENOMEM;
 	}
 	r = &b->rec[b->n++];
 	r->ev = ev;
-	r->cpu = s->cpu;
+	r->cpu = (uint32_t)s->cpu;
 	r->pid = s->pid;
 	r->tid = s->tid;
 	r->time = s->time;
-	r->raw_off = b->raw_n;
+	r->raw_off = (uint32_t)b->raw_n;
 	r->raw_size = raw;
 	if (raw)
 		memcpy(b->raw + b->raw_n, s->raw, raw);

@@ -127,6 +127,10 @@ static int add_field(struct pn_event *e, const char *name)
 	/* A field the library's own parser refused is left out, not guessed. */
 	if (perfring_event_field(e->ev, name, &f->f))
 		return 0;
+	if (!(f->name = strdup(f->f.name)))
+		return -ENOMEM;
+	f->f.name = f->name;
+	f->f.type = NULL;
 	e->field_n++;
 	return 0;
 }
@@ -148,9 +152,10 @@ int pn_event_fields(struct pn_event *e, const char *system, const char *name)
 			break;
 		if (memchr(p, '\n', (size_t)(semi - p)))
 			continue;
-		if (decl_name(p, (size_t)(semi - p), field, sizeof(field)))
-			add_field(e, field);
+		if (decl_name(p, (size_t)(semi - p), field, sizeof(field)) &&
+		    (err = add_field(e, field)))
+			break;
 	}
 	free(text);
-	return 0;
+	return err;
 }

@@ -1,25 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Buffered samples and stats as JavaScript values: one array of
- * { event, cpu, pid, tid, time, fields } per batch. Integer fields of 1, 2
- * or 4 bytes are numbers, of 8 bytes BigInts; strings are strings; other
- * arrays are Arrays of those. Keys are made once per batch. */
+/* Buffered samples and stats as JavaScript values: a batch is one
+ * ArrayBuffer (index.js makes the Sample objects over it), and a sample's
+ * fields are decoded here on first access. Integer fields of 1, 2 or 4
+ * bytes are numbers, of 8 bytes BigInts; strings are strings; other arrays
+ * are Arrays of those. */
 #include "pn.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { K_EVENT, K_CPU, K_PID, K_TID, K_TIME, K_FIELDS, K_N };
-static const char *const rec_keys[K_N] = { "event", "cpu", "pid", "tid", "time", "fields" };
-
-/* napi_values of one batch: the keys, each event's name and field names. */
-struct batch {
-	napi_env env;
-	napi_value key[K_N];
-	napi_value *ev_name;
-	napi_value *field_key;     /* ev_n * max_fields */
-	napi_property_descriptor *desc;
-};
 
 static napi_value str(napi_env env, const char *s, size_t len)
 {
@@ -117,96 +106,106 @@ static napi_value field_value(napi_env env, const struct perfring_field *f,
 	return scalar_value(env, f, s);
 }
 
-static napi_value fields_value(struct batch *b, const struct pn_event *e, size_t ei,
-			       const struct pn_watch *w, const struct pn_rec *r)
+/* One sample's fields: an object of the event's fields the payload holds.
+ * Called from a Sample's `fields` getter, so only for the samples whose
+ * fields are read. */
+napi_value pn_fields_js(napi_env env, const struct pn_event *e, const void *raw, uint32_t size)
 {
-	struct perfring_sample s = { .raw = w->buf.raw + r->raw_off, .raw_size = r->raw_size };
-	napi_value obj;
+	struct perfring_sample s = { .raw = raw, .raw_size = size };
+	napi_property_descriptor *desc = NULL;
+	napi_value obj, v, key;
 	size_t i, n = 0;
 
-	if (napi_create_object(b->env, &obj) != napi_ok)
+	if (napi_create_object(env, &obj) != napi_ok)
+		return NULL;
+	if (!e->field_n)
+		return obj;
+	if (!(desc = calloc(e->field_n, sizeof(*desc))))
 		return NULL;
 	for (i = 0; i < e->field_n; i++) {
-		napi_value v = field_value(b->env, &e->fields[i].f, &s);
-
-		if (!v)
+		if (!(v = field_value(env, &e->fields[i].f, &s)))
 			continue;
-		b->desc[n] = (napi_property_descriptor){ .name = b->field_key[ei * w->max_fields + i],
-			.value = v, .attributes = napi_default_jsproperty };
-		n++;
+		if (!(key = str(env, e->fields[i].f.name, NAPI_AUTO_LENGTH))) {
+			obj = NULL;
+			break;
+		}
+		desc[n++] = (napi_property_descriptor){ .name = key, .value = v,
+			.attributes = napi_default_jsproperty };
 	}
-	if (n && napi_define_properties(b->env, obj, n, b->desc) != napi_ok)
-		return NULL;
+	if (obj && n && napi_define_properties(env, obj, n, desc) != napi_ok)
+		obj = NULL;
+	free(desc);
 	return obj;
 }
 
-static napi_value rec_value(struct batch *b, const struct pn_watch *w, const struct pn_rec *r)
+/* An event whose fields are all plain integers of 1, 2, 4 or 8 bytes:
+ * [name, offset, size, signed, ...], which index.js decodes itself when the
+ * payload holds every one; else null (every sample's fields from
+ * pn_fields_js). */
+static napi_value layout_js(napi_env env, const struct pn_event *e)
 {
-	napi_value v[K_N], obj;
-	napi_property_descriptor d[K_N];
+	const uint32_t not_scalar = PERFRING_FIELD_ARRAY | PERFRING_FIELD_DATA_LOC |
+				    PERFRING_FIELD_REL_LOC | PERFRING_FIELD_STRING;
+	napi_value arr, v[4];
+	size_t i, k;
+
+	for (i = 0; i < e->field_n; i++) {
+		const struct perfring_field *f = &e->fields[i].f;
+
+		if ((f->flags & not_scalar) ||
+		    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+			return NULL;
+	}
+	if (napi_create_array_with_length(env, e->field_n * 4, &arr) != napi_ok)
+		return NULL;
+	for (i = 0; i < e->field_n; i++) {
+		const struct perfring_field *f = &e->fields[i].f;
+
+		if (!(v[0] = str(env, f->name, NAPI_AUTO_LENGTH)) ||
+		    napi_create_uint32(env, f->offset, &v[1]) != napi_ok ||
+		    napi_create_uint32(env, f->size, &v[2]) != napi_ok ||
+		    napi_get_boolean(env, f->flags & PERFRING_FIELD_SIGNED, &v[3]) != napi_ok)
+			return NULL;
+		for (k = 0; k < 4; k++)
+			if (napi_set_element(env, arr, (uint32_t)(i * 4 + k), v[k]) != napi_ok)
+				return NULL;
+	}
+	return arr;
+}
+
+/* Each event's layout_js (null where index.js leaves the fields to C). */
+napi_value pn_layouts_js(napi_env env, const struct pn_watch *w)
+{
+	napi_value arr, v, null;
 	size_t i;
 
-	v[K_EVENT] = b->ev_name[r->ev];
-	v[K_CPU] = num(b->env, r->cpu);
-	v[K_PID] = num(b->env, r->pid);
-	v[K_TID] = num(b->env, r->tid);
-	napi_create_bigint_uint64(b->env, r->time, &v[K_TIME]);
-	v[K_FIELDS] = fields_value(b, &w->ev[r->ev], r->ev, w, r);
-	if (napi_create_object(b->env, &obj) != napi_ok)
+	if (napi_create_array_with_length(env, w->ev_n, &arr) != napi_ok ||
+	    napi_get_null(env, &null) != napi_ok)
 		return NULL;
-	for (i = 0; i < K_N; i++) {
-		if (!v[i])
-			return NULL;
-		d[i] = (napi_property_descriptor){ .name = b->key[i], .value = v[i],
-			.attributes = napi_default_jsproperty };
-	}
-	return napi_define_properties(b->env, obj, K_N, d) == napi_ok ? obj : NULL;
-}
-
-static int batch_keys(struct batch *b, const struct pn_watch *w)
-{
-	size_t i, j;
-
-	for (i = 0; i < K_N; i++)
-		if (!(b->key[i] = str(b->env, rec_keys[i], NAPI_AUTO_LENGTH)))
-			return -ENOMEM;
-	b->ev_name = calloc(w->ev_n, sizeof(*b->ev_name));
-	b->field_key = calloc(w->ev_n * w->max_fields + 1, sizeof(*b->field_key));
-	b->desc = calloc(w->max_fields + 1, sizeof(*b->desc));
-	if (!b->ev_name || !b->field_key || !b->desc)
-		return -ENOMEM;
 	for (i = 0; i < w->ev_n; i++) {
-		if (!(b->ev_name[i] = str(b->env, w->ev[i].name, NAPI_AUTO_LENGTH)))
-			return -ENOMEM;
-		for (j = 0; j < w->ev[i].field_n; j++)
-			if (!(b->field_key[i * w->max_fields + j] =
-				      str(b->env, w->ev[i].fields[j].f.name, NAPI_AUTO_LENGTH)))
-				return -ENOMEM;
+		if (!(v = layout_js(env, &w->ev[i])))
+			v = null;
+		if (napi_set_element(env, arr, (uint32_t)i, v) != napi_ok)
+			return NULL;
 	}
-	return 0;
+	return arr;
 }
 
-/* The buffered samples as a JavaScript array, or NULL. */
+/* The buffered samples as one ArrayBuffer: the headers, then the RAW arena
+ * (pn_rec says how index.js reads it). NULL on failure. */
 napi_value pn_batch_js(struct pn_watch *w)
 {
-	struct batch b = { .env = w->env };
-	napi_value arr = NULL, obj;
-	size_t i;
+	size_t head = w->buf.n * PN_REC_SIZE;
+	napi_value ab;
+	void *data;
 
-	if (batch_keys(&b, w) || napi_create_array_with_length(w->env, w->buf.n, &arr) != napi_ok)
-		goto out;
-	for (i = 0; i < w->buf.n; i++) {
-		if (!(obj = rec_value(&b, w, &w->buf.rec[i])) ||
-		    napi_set_element(w->env, arr, (uint32_t)i, obj) != napi_ok) {
-			arr = NULL;
-			break;
-		}
-	}
-out:
-	free(b.ev_name);
-	free(b.field_key);
-	free(b.desc);
-	return arr;
+	if (head / PN_REC_SIZE != w->buf.n || head + w->buf.raw_n < head ||
+	    napi_create_arraybuffer(w->env, head + w->buf.raw_n, &data, &ab) != napi_ok)
+		return NULL;
+	memcpy(data, w->buf.rec, head);
+	if (w->buf.raw_n)
+		memcpy((unsigned char *)data + head, w->buf.raw, w->buf.raw_n);
+	return ab;
 }
 
 static napi_value stats_value(napi_env env, const struct pn_cpu_stats *c)

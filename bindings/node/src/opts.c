@@ -12,7 +12,12 @@
 #define MAX_EVENT_NAME 256
 #define MAX_CPUS 4096
 
-static const char *const known[] = { "events", "pid", "cpus", "watermark", "flushMs", "pages" };
+#define MAX_ARGS 4096
+#define MAX_ARG (128 * 1024)       /* Linux's MAX_ARG_STRLEN */
+#define MAX_ORDER_WINDOW_MS 60000
+
+static const char *const known[] = { "events", "pid", "cpus", "watermark", "flushMs", "pages",
+				     "command", "orderWindowMs" };
 
 /* -EINVAL, with an Error thrown (or the getter's own exception pending). */
 static int bad(napi_env env, const char *what)
@@ -39,7 +44,8 @@ static int check_keys(napi_env env, napi_value obj)
 				break;
 		if (j == sizeof(known) / sizeof(known[0]))
 			return pn_einval(env, "perfring.watch: unknown option '%s' (known: events, "
-					 "pid, cpus, watermark, flushMs, pages)", name);
+					 "pid, cpus, watermark, flushMs, pages, command, "
+					 "orderWindowMs)", name);
 	}
 	return 0;
 }
@@ -159,6 +165,67 @@ static int cpus_opt(napi_env env, napi_value obj, struct pn_opts *o)
 	return 0;
 }
 
+/* One argument of `command`: a string without NUL bytes (argv[0] also
+ * non-empty), copied. */
+static int read_arg(napi_env env, napi_value arr, uint32_t i, char **out)
+{
+	napi_valuetype t = napi_undefined;
+	napi_value v;
+	size_t len = 0;
+
+	if (napi_get_element(env, arr, i, &v) != napi_ok || napi_typeof(env, v, &t) != napi_ok ||
+	    t != napi_string || napi_get_value_string_utf8(env, v, NULL, 0, &len) != napi_ok ||
+	    len >= MAX_ARG || (i == 0 && len == 0))
+		goto bad;
+	if (!(*out = malloc(len + 1)))
+		return pn_enomem(env);
+	if (napi_get_value_string_utf8(env, v, *out, len + 1, &len) != napi_ok ||
+	    strlen(*out) != len)
+		goto bad;
+	return 0;
+bad:
+	return pn_einval(env, "perfring.watch: option 'command' must be an array of strings "
+			 "without NUL bytes, the program first and not empty, e.g. ['ls', '-l'] "
+			 "(entry %u is not)", i);
+}
+
+static int command_opt(napi_env env, napi_value obj, struct pn_opts *o)
+{
+	napi_value v;
+	uint32_t n, i;
+	int err;
+
+	if ((err = get(env, obj, "command", &v)) || !v)
+		return err;
+	if ((err = array_of(env, v, "command", MAX_ARGS, &n)))
+		return err;
+	if (!(o->command = calloc((size_t)n + 1, sizeof(*o->command))))
+		return pn_enomem(env);
+	for (i = 0; i < n; i++, o->command_n++)
+		if ((err = read_arg(env, v, i, &o->command[i])))
+			return err;
+	return 0;
+}
+
+/* orderWindowMs: a number of ms (fractions too) from 0 to 60 s, in ns. */
+static int order_window_opt(napi_env env, napi_value obj, struct pn_opts *o)
+{
+	napi_valuetype t;
+	napi_value v;
+	double d;
+	int err;
+
+	if ((err = get(env, obj, "orderWindowMs", &v)) || !v)
+		return err;
+	if (napi_typeof(env, v, &t) != napi_ok || t != napi_number ||
+	    napi_get_value_double(env, v, &d) != napi_ok || !isfinite(d) || d < 0 ||
+	    d > MAX_ORDER_WINDOW_MS)
+		return pn_einval(env, "perfring.watch: option 'orderWindowMs' must be a number "
+				 "from 0 to %d (ms; 0 = no order across CPUs)", MAX_ORDER_WINDOW_MS);
+	o->order_window_ns = (uint64_t)llround(d * 1e6);
+	return 0;
+}
+
 int pn_opts_read(napi_env env, napi_value obj, struct pn_opts *o)
 {
 	uint32_t pid = 0;
@@ -174,9 +241,13 @@ int pn_opts_read(napi_env env, napi_value obj, struct pn_opts *o)
 	    (err = uint_opt(env, obj, "watermark", 0, UINT32_MAX - 1, &o->watermark,
 			    &o->watermark_set)) ||
 	    (err = uint_opt(env, obj, "flushMs", 1, 86400000, &o->flush_ms, NULL)) ||
-	    (err = uint_opt(env, obj, "pages", 1, 1u << 20, &o->pages, NULL)))
+	    (err = uint_opt(env, obj, "pages", 1, 1u << 20, &o->pages, NULL)) ||
+	    (err = command_opt(env, obj, o)) || (err = order_window_opt(env, obj, o)))
 		return err;
 	o->pid = (int)pid;
+	if (o->command && pid)
+		return bad(env, "options 'command' and 'pid' exclude each other: the watch's pid "
+			   "is the command's");
 	return 0;
 }
 
@@ -187,6 +258,9 @@ void pn_opts_free(struct pn_opts *o)
 	for (i = 0; i < o->event_n; i++)
 		free(o->events[i]);
 	free(o->events);
+	for (i = 0; i < o->command_n; i++)
+		free(o->command[i]);
+	free(o->command);
 	free(o->cpus);
 	memset(o, 0, sizeof(*o));
 }

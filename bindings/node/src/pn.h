@@ -6,13 +6,20 @@
 #include <node_api.h>
 #include <perfring/perfring-uv.h>
 
+#include "spawn.h"
+
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* One tracepoint field the watch decodes, in tracefs format order. */
+/* One tracepoint field the watch decodes, in tracefs format order. The
+ * library's strings are the session's; fields are decoded after close()
+ * too (a kept Sample), so the name is a copy (f.name points to it) and
+ * f.type is NULL. */
 struct pn_field {
 	struct perfring_field f;
+	char *name;
 };
 
 /* One event of a watch: the sample callback's context. */
@@ -24,15 +31,22 @@ struct pn_event {
 	size_t field_n;
 };
 
-/* A sample buffered during a drain; its RAW bytes sit in pn_buf.raw. */
+/* A sample buffered during a drain; its RAW bytes sit in pn_buf.raw. The
+ * batch's ArrayBuffer is these 32-byte headers, then the RAW arena: index.js
+ * reads them with typed arrays (Uint32Array: ev, cpu, pid, tid, raw_off,
+ * raw_size at 0-3 and 6-7; BigUint64Array: time at 2), so the layout is
+ * fixed and native-endian. raw_off is from the arena's start. */
 struct pn_rec {
 	uint32_t ev;
-	int cpu;
+	uint32_t cpu;
 	uint32_t pid, tid;
 	uint64_t time;
-	size_t raw_off;
+	uint32_t raw_off;
 	uint32_t raw_size;
 };
+
+#define PN_REC_SIZE 32
+_Static_assert(sizeof(struct pn_rec) == PN_REC_SIZE, "index.js reads 32-byte headers");
 
 struct pn_buf {
 	struct pn_rec *rec;
@@ -51,6 +65,9 @@ struct pn_opts {
 	size_t cpu_n;
 	uint32_t watermark, flush_ms, pages;
 	bool watermark_set;
+	char **command;            /* NULL-terminated argv, or NULL */
+	size_t command_n;
+	uint64_t order_window_ns;
 };
 
 struct pn_cpu_stats {
@@ -64,6 +81,22 @@ struct pn_cpu_stats {
 struct pn_cpu_fail {
 	int cpu, err;
 	char why[512];
+};
+
+/* The command a watch started (child.c); it outlives the watch. */
+struct pn_child {
+	napi_env env;
+	struct pn_watch *w;        /* NULL once the watch is freed */
+	struct pr_spawn sp;
+	int pidfd;                 /* -1 where the kernel has no pidfd_open */
+	union { uv_handle_t handle; uv_poll_t poll; uv_timer_t timer; } h;
+	bool polling, teardown;    /* polling: h is initialised */
+	siginfo_t si;              /* the exit, from waitid */
+	int wait_err;
+	napi_deferred exited;
+	napi_ref promise;
+	napi_async_context actx;
+	napi_async_cleanup_hook_handle hook;
 };
 
 struct pn_watch {
@@ -93,6 +126,8 @@ struct pn_watch {
 	uint64_t cpu_on[PN_MAX_CPUS / 64]; /* following: the CPUs open now */
 	struct pn_cpu_fail *fails;
 	size_t fail_n, fail_cap, fail_lost;
+	struct pn_child *child;    /* the `command`, while it runs */
+	int command_pid;           /* its pid, 0 without a command */
 };
 
 /* error.c */
@@ -119,6 +154,8 @@ void pn_buf_free(struct pn_buf *b);
 
 /* js.c */
 napi_value pn_batch_js(struct pn_watch *w);
+napi_value pn_layouts_js(napi_env env, const struct pn_watch *w);
+napi_value pn_fields_js(napi_env env, const struct pn_event *e, const void *raw, uint32_t size);
 napi_value pn_stats_js(napi_env env, const struct pn_cpu_stats *st, size_t n);
 
 /* watch.c */
@@ -135,6 +172,14 @@ void pn_watch_notify(struct pn_watch *w, const char *what, napi_value arg);
 int pn_cpus_follow(struct pn_watch *w);
 void pn_cpus_started(struct pn_watch *w);
 void pn_cpus_tell(struct pn_watch *w);
+
+/* child.c */
+int pn_child_spawn(napi_env env, struct pn_watch *w, char *const argv[]);
+int pn_child_release(napi_env env, struct pn_watch *w, const char *prog);
+void pn_child_abort(struct pn_watch *w);
+napi_value pn_child_exited(napi_env env, struct pn_watch *w);
+void pn_child_set_ref(struct pn_watch *w, bool ref);
+void pn_child_detach(struct pn_watch *w);
 
 /* handles.c */
 int pn_handles_before(uv_loop_t *loop, uv_handle_t ***set, size_t *n);

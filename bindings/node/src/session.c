@@ -130,9 +130,17 @@ int pn_session_open(napi_env env, struct pn_watch *w, const struct pn_opts *o)
 		/* A long-lived program outlives CPUs: without a chosen list the
 		 * watch keeps to the online ones as they come and go. */
 		.follow_hotplug = !o->cpus,
+		.order_window_ns = o->order_window_ns,
 	};
 	int err;
 
+	/* A command is forked stopped: the session counts it from its exec. */
+	if (o->command) {
+		if ((err = pn_child_spawn(env, w, o->command)))
+			return err;
+		so.pid = w->command_pid = w->child->sp.pid;
+		so.enable_on_exec = 1;
+	}
 	if ((err = perfring_session_new(&so, &w->s))) {
 		pn_throw(env, err, perfring_session_last_error(NULL));
 		return err;

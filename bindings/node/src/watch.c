@@ -85,18 +85,20 @@ static void on_check(uv_check_t *h)
 {
 	struct pn_watch *w = h->data;
 	napi_handle_scope scope;
-	napi_value batch;
+	napi_value batch[2];
 
 	uv_check_stop(h);
 	if (w->closing || napi_open_handle_scope(w->env, &scope) != napi_ok)
 		return;
 	if (w->buf.n) {
-		batch = pn_batch_js(w);
-		if (!batch)
+		batch[0] = pn_batch_js(w);
+		if (!batch[0] || napi_create_uint32(w->env, (uint32_t)w->buf.n, &batch[1]) != napi_ok) {
 			w->buf.dropped += w->buf.n;
+			batch[0] = NULL;
+		}
 		pn_buf_reset(&w->buf);
-		if (batch)
-			call(w, w->on_samples, 1, &batch);
+		if (batch[0])
+			call(w, w->on_samples, 2, batch);
 	}
 	if (!w->closing && w->ring_err)
 		tell_ring_error(w);
@@ -211,11 +213,14 @@ static void on_teardown(napi_async_cleanup_hook_handle h, void *arg)
 
 void pn_watch_unref(struct pn_watch *w)
 {
-	size_t i;
+	size_t i, j;
 
 	if (--w->refs)
 		return;
+	pn_child_detach(w);
 	for (i = 0; i < w->ev_n; i++) {
+		for (j = 0; j < w->ev[i].field_n; j++)
+			free(w->ev[i].fields[j].name);
 		free(w->ev[i].name);
 		free(w->ev[i].fields);
 	}
@@ -248,6 +253,7 @@ void pn_watch_set_ref(struct pn_watch *w, bool ref)
 {
 	size_t i;
 
+	pn_child_set_ref(w, ref); /* the command's exit is waited for after close() too */
 	if (w->closing)
 		return;
 	for (i = 0; i < w->handle_n; i++)
@@ -262,7 +268,8 @@ void pn_watch_set_ref(struct pn_watch *w, bool ref)
 static int attach(napi_env env, struct pn_watch *w, const struct pn_opts *o)
 {
 	struct perfring_loop_opts lo = { .sz = sizeof(lo), .flush_ms = o->flush_ms,
-					 .on_error = on_ring_error, .ctx = w };
+					 .on_error = on_ring_error, .ctx = w,
+					 .order_window_ns = o->order_window_ns };
 	uv_handle_t **before = NULL;
 	size_t before_n = 0;
 	int err;
@@ -322,22 +329,32 @@ struct pn_watch *pn_watch_new(napi_env env, napi_value opts, napi_value on_sampl
 	uv_check_init(w->loop, &w->check);
 	w->check.data = w;
 	if ((err = attach(env, w, &o))) {
+		pn_child_abort(w);
 		w->closing = true;
 		drop_js(w);
 		uv_close((uv_handle_t *)&w->check, free_failed);
 		pn_opts_free(&o);
 		return NULL;
 	}
-	w->hup_left = o.pid ? perfring_session_fds(w->s, NULL) : 0;
-	pn_opts_free(&o);
+	w->hup_left = o.pid || o.command ? perfring_session_fds(w->s, NULL) : 0;
 	if (napi_add_async_cleanup_hook(env, on_teardown, w, &w->hook) != napi_ok) {
+		pn_child_abort(w);
 		pn_watch_close(w);
 		pn_enomem(env);
+		pn_opts_free(&o);
 		return NULL;
 	}
+	/* Everything that can fail is done: the command may exec. */
+	if (o.command && pn_child_release(env, w, o.command[0])) {
+		pn_watch_close(w);
+		pn_opts_free(&o);
+		return NULL;
+	}
+	pn_opts_free(&o);
 	return w;
 fail:
 	pn_enomem(env); /* unless the failure has thrown already */
+	pn_child_abort(w);
 	drop_js(w);
 	pn_opts_free(&o);
 	free_session(w);

@@ -12,7 +12,7 @@ const native = require('perfring/perfring.node');
 const noop = () => {};
 const wrong = [undefined, null, 0, -1, 1.5, NaN, 'x', '', true, Symbol('s'), 10n, {}, [],
                noop, new Proxy({}, {}), Object.create(null), new Date(0), /re/];
-const handleFns = ['stats', 'close', 'ref', 'unref', '_diagnostics'];
+const handleFns = ['stats', 'close', 'ref', 'unref', 'fields', 'events', 'layouts', 'exited', 'pid', '_diagnostics'];
 
 function codeOf(fn) {
   try {
@@ -54,6 +54,20 @@ test('every misuse throws an Error with a code', async () => {
   }
   for (const ev of [':', 'a:', ':b', '::', 'sys/x:y', '.x:y', 'x:.y', '..:..'])
     calls.push([`events: ['${ev}']`, () => perfring.watch({ events: [ev] }, noop)]);
+  for (const v of wrong) {
+    if (!(Array.isArray(v) && v.length) && v !== undefined)
+      calls.push([`command: ${label(v)}`, () => perfring.watch({ events: ['page-faults'], command: v }, noop)]);
+    if (typeof v !== 'string' || !v)
+      calls.push([`command: [${label(v)}]`, () => perfring.watch({ events: ['page-faults'], command: [v] }, noop)]);
+    if (v !== undefined && typeof v !== 'number' || Number.isNaN(v) || v === -1)
+      calls.push([`orderWindowMs: ${label(v)}`,
+                  () => perfring.watch({ events: ['page-faults'], orderWindowMs: v }, noop)]);
+  }
+  calls.push(['command: NUL', () => perfring.watch({ events: ['page-faults'], command: ['true', 'a\0b'] }, noop)]);
+  calls.push(['command: sparse', () => perfring.watch({ events: ['page-faults'], command: ['true', , 'x'] }, noop)]);
+  calls.push(['command and pid', () => perfring.watch({ events: ['page-faults'], command: ['true'], pid: 1 }, noop)]);
+  calls.push(['command: missing', () => perfring.watch({ events: ['page-faults'], command: ['/nonexistent/x'] }, noop)]);
+  calls.push(['orderWindowMs: 60001', () => perfring.watch({ events: ['page-faults'], orderWindowMs: 60001 }, noop)]);
   calls.push(['cpus: [4096]', () => perfring.watch({ events: ['page-faults'], cpus: [4096] }, noop)]);
   calls.push(['cpus: sparse', () => perfring.watch({ events: ['page-faults'], cpus: [, 0] }, noop)]);
 
@@ -67,6 +81,24 @@ test('every misuse throws an Error with a code', async () => {
   }
   assert.ok(calls.length >= 50, `${calls.length} misuse calls`);
   assert.deepStrictEqual(bad, [], `${bad.length} of ${calls.length} misuse calls`);
+
+  // fields() with a real handle: the bytes must lie inside a real ArrayBuffer.
+  const h = native.watch({ events: ['page-faults'], cpus: [0] }, noop, noop);
+  const ab = new ArrayBuffer(64), fieldCalls = [];
+  for (const args of [[], [ab], [ab, 0], [ab, 0, 0], [new Uint8Array(8), 0, 0, 0], [ab, 1, 0, 0],
+                      [ab, -1, 0, 0], [ab, 0, 65, 0], [ab, 0, 0, 65], [ab, 0, 60, 8], [ab, 0, 1.5, 0],
+                      [ab, 0, NaN, 0], [ab, 0, 0, Infinity], [ab, 0, '0', 0], [ab, 0, 0, 10n]])
+    fieldCalls.push([`fields(handle, ${args.map(label).join(', ')})`, () => native.fields(h, ...args)]);
+  for (const [what, fn] of fieldCalls) {
+    const e = codeOf(fn);
+    if (!e || e.code !== 'EINVAL')
+      bad.push(`${what}: ${e ? e.code : 'did not throw'}`);
+  }
+  // In bounds, any bytes decode (a software event has no fields).
+  assert.deepStrictEqual(native.fields(h, ab, 0, 0, 64), {});
+  assert.deepStrictEqual(bad, [], `${bad.length} fields() misuse calls`);
+
+  await native.close(h);
 
   // A closed watch's handle still answers, and a misuse after close too.
   const w = perfring.watch({ events: ['page-faults'], cpus: [0] }, noop);

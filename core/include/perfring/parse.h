@@ -274,6 +274,55 @@ PERFRING_API int perfring_session_hotplug_sync(struct perfring_session *s);
  * parse of its own session.
  */
 
+/*
+ * Time order with a bound (opts.order_window_ns for the session's merged
+ * parses; perfring_loop_opts.order_window_ns for a reactor, and so for every
+ * adapter). The heads of a snapshot are read one after another, so without
+ * a window a record written on one CPU just after its head was read can be
+ * older than one of another CPU delivered in the same pass (stats.late),
+ * and a reactor without a window delivers per CPU, in no order across CPUs.
+ * With a window W:
+ *  - A pass that begins at CLOCK_MONOTONIC time T (read before any head)
+ *    delivers, in time order, every record with time <= T - W, and keeps
+ *    the younger ones for a later pass. Kept records stay where they are, in
+ *    their rings (each ring is in time order: a ring's reading stops at its
+ *    first record past the bound, nothing is copied), so a window takes
+ *    room in the rings: records written faster than W drains them are lost
+ *    as they would be with a slower reader. Records without a time go when
+ *    their ring is next, as always.
+ *  - Every record that became visible within W of its timestamp is then
+ *    delivered in non-decreasing time order across all rings, whatever the
+ *    load, and stats.late stays 0. A record that became visible later than
+ *    that (a writer held off its CPU for longer than W) is delivered and
+ *    counted in stats.late, never dropped.
+ *  - Idle CPUs never hold others back: every pass reads every ring, and an
+ *    idle ring has nothing older than T - W.
+ *  - Bounded latency: a kept record is delivered by a pass at most W + the
+ *    flush period (flush_ms, poll_interval_ms in default mode, the loop's
+ *    flush_ms) after its timestamp, even when no wakeup comes: the reactor
+ *    (and the session's waits) arm their one timer for the oldest kept
+ *    record's time + W when that is sooner than the flush, rounded up to the
+ *    next millisecond. With PERFRING_FLUSH_NEVER that timer is still armed
+ *    for kept records.
+ *  - Nothing younger can come after perfring_session_stop(): the next parse
+ *    (parse_all, a wait, a reactor's pass) delivers what is kept without
+ *    waiting, as does a reactor's pass after one of its rings reported its
+ *    end (HUP), a CPU going offline (hotplug), and perfring_reactor_free()
+ *    (and the adapters' detach) called outside a callback, which runs one
+ *    last pass first. perfring_session_free() runs no callback: what is kept
+ *    then is dropped with the rings, as unread records are; stop and
+ *    parse_all first to have them.
+ *  - A reactor's budget (perfring_loop_opts.budget) with a window bounds
+ *    each pass to that many samples, taken one record at a time, and the
+ *    reactor comes back on a soon turn for the rest. Without a budget a
+ *    windowed pass takes the same fast paths (runs, batches) as any merge.
+ *  - A window applies to every ring of the session: a reactor with a window
+ *    and loop opts.cpus merges all of the session's rings.
+ *  - W is at most 60 s (-EINVAL above, and with opts.overwrite, whose
+ *    snapshots are complete and need none). 10 ms is plenty on an idle or
+ *    loaded machine alike; 1-2 ms holds under a two-CPU storm here.
+ */
+
 /** Drains what is in every ring now, time-ordered. Never blocks or sleeps. */
 PERFRING_API int perfring_session_parse_all(struct perfring_session *s);
 

@@ -30,6 +30,13 @@ struct perfring_loop_opts {
 	                                turn (that CPU's records wait for the next
 	                                flush) or, with cpu -1, re-arming the timer */
 	void *ctx;
+	uint64_t order_window_ns;  /**< 0 = per ring, as it comes; non-zero: the
+	                                reactor delivers in time order across its
+	                                rings and timed ring buffers, holding
+	                                records back at most this window (see
+	                                "Time order with a bound" in
+	                                <perfring/parse.h>: the timer, budget,
+	                                stop, HUP and free) */
 };
 
 /*
@@ -134,8 +141,10 @@ PERFRING_API void perfring_reactor_destroyed(struct perfring_reactor *r);
 
 /** The slots a reactor of s may use: one per CPU of the session's set (for
  *  a following session, every possible CPU) plus, when following, one for
- *  the hotplug notifier. A driver sizes its per-slot state with it, not
- *  with perfring_session_fds(), whose count changes. 0 for NULL. */
+ *  the hotplug notifier, plus one per BPF ring buffer (after them, in the
+ *  order added: perfring_session_add_bpf_ringbuf). A driver sizes its
+ *  per-slot state with it, not with perfring_session_fds(), whose count
+ *  changes. 0 for NULL. */
 PERFRING_API size_t perfring_session_slots(const struct perfring_session *s);
 
 #ifdef __cplusplus

@@ -69,6 +69,11 @@ struct perfring_opts {
 	                                overwrite): follow CPUs going offline and
 	                                coming online. See "CPU hotplug" in
 	                                <perfring/parse.h> */
+	uint64_t order_window_ns;  /**< 0 = off. Merged parses hold back records
+	                                younger than this window so that they
+	                                deliver in time order across rings (see
+	                                "Time order with a bound" in
+	                                <perfring/parse.h>) */
 };
 
 /** Software events for perfring_session_add_software(). */
@@ -260,6 +265,19 @@ PERFRING_API const struct perf_event_attr *perfring_event_attr(const struct perf
  *  Before start only. LOST and LOST_SAMPLES reach fn whatever the mask. */
 PERFRING_API int perfring_session_set_record_callback(struct perfring_session *s, uint32_t mask,
 						      perfring_record_fn fn, void *ctx);
+
+/** Sets the callback of lost records (before start; -EBUSY after): called on
+ *  the parsing thread each time a CPU's stats.lost grows, with the increase
+ *  (never 0), whether from a LOST or LOST_SAMPLES record or from the
+ *  kernel's own count read by the first parse of each CPU after
+ *  perfring_session_stop() (R4). The increases add up to stats.lost
+ *  exactly, where LOST records alone fall short (the kernel writes none for
+ *  a ring that is full at the end): this is what a libbpf perf_buffer
+ *  port's lost_cb becomes. fn NULL: none. No call after the session is
+ *  freed inside a callback (R7). */
+PERFRING_API int perfring_session_set_lost_callback(struct perfring_session *s,
+						    void (*fn)(int cpu, uint64_t lost, void *ctx),
+						    void *ctx);
 
 /** Opens every event on every watched CPU (one leader per CPU, mmapped; every
  *  other event redirected into it with PERF_EVENT_IOC_SET_OUTPUT), then
