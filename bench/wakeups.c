@@ -21,15 +21,15 @@ struct row {
 };
 
 static const struct row rows[] = {
-	{ "default polling (15 ms)", { RING_PAGES, 0, 0, 0 } },
-	{ "watermark 64 B", { RING_PAGES, 64, 0, 0 } },
-	{ "watermark 1 KiB", { RING_PAGES, 1024, 0, 0 } },
-	{ "watermark 4 KiB", { RING_PAGES, 4096, 0, 0 } },
-	{ "watermark 16 KiB", { RING_PAGES, 16384, 0, 0 } },
-	{ "watermark 64 KiB", { RING_PAGES, 65536, 0, 0 } },
-	{ "watermark half the ring", { RING_PAGES, HALF_RING, 0, 0 } },
-	{ "wakeup_events 1", { RING_PAGES, 0, 1, 0 } },
-	{ "wakeup_events 100", { RING_PAGES, 0, 100, 0 } },
+	{ "default polling (15 ms)", { RING_PAGES, 0, 0, 0, 0 } },
+	{ "watermark 64 B", { RING_PAGES, 64, 0, 0, 0 } },
+	{ "watermark 1 KiB", { RING_PAGES, 1024, 0, 0, 0 } },
+	{ "watermark 4 KiB", { RING_PAGES, 4096, 0, 0, 0 } },
+	{ "watermark 16 KiB", { RING_PAGES, 16384, 0, 0, 0 } },
+	{ "watermark 64 KiB", { RING_PAGES, 65536, 0, 0, 0 } },
+	{ "watermark half the ring", { RING_PAGES, HALF_RING, 0, 0, 0 } },
+	{ "wakeup_events 1", { RING_PAGES, 0, 1, 0, 0 } },
+	{ "wakeup_events 100", { RING_PAGES, 0, 100, 0, 0 } },
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
