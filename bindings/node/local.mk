@@ -22,6 +22,7 @@ bindings_node_perfring_la_SOURCES = bindings/node/src/pn.h bindings/node/src/add
 	bindings/node/src/format.c bindings/node/src/buf.c bindings/node/src/js.c \
 	bindings/node/src/handles.c bindings/node/src/error.c bindings/node/src/cpus.c \
 	bindings/node/src/child.c bindings/common/spawn.h bindings/common/spawn.c \
+	bindings/common/tpfields.h bindings/common/tpfields.c \
 	adapters/uv/perfring-uv.c
 # Node's headers come first, so <uv.h> is Node's, never the system libuv's.
 bindings_node_perfring_la_CPPFLAGS = -I$(NODE_INCDIR) $(AM_CPPFLAGS) \

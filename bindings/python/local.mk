@@ -23,7 +23,8 @@ bindings_python__perfring_la_SOURCES = bindings/python/src/py.h \
 	bindings/python/src/core.c bindings/python/src/add.c bindings/python/src/pull.c \
 	bindings/python/src/sample.c bindings/python/src/event.c \
 	bindings/python/src/format.c bindings/python/src/ringbuf.c bindings/python/src/hotplug.c \
-	bindings/common/spawn.h bindings/common/spawn.c
+	bindings/common/spawn.h bindings/common/spawn.c \
+	bindings/common/tpfields.h bindings/common/tpfields.c
 bindings_python__perfring_la_CPPFLAGS = $(PYTHON_INCLUDES) $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/bindings/common
 bindings_python__perfring_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
