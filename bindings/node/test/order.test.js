@@ -13,6 +13,8 @@ const { once } = require('./helpers.js');
 const GETPID_N = process.env.PERFRING_GETPID_N;
 delete process.env.LD_PRELOAD; // see command.test.js
 const N = 20000;
+// 512 pages hold 32,767 getpid records: a child's 20,000 never overflow the
+// ring, whatever the window keeps in it while the loop is slow.
 
 test('orderWindowMs: two CPUs\' getpid streams arrive in time order', async (t) => {
   if (os.availableParallelism?.() < 2 || os.cpus().length < 2) {
@@ -22,7 +24,7 @@ test('orderWindowMs: two CPUs\' getpid streams arrive in time order', async (t) 
   let prev = 0n, backwards = 0;
   const perPid = new Map(), cpus = new Set();
   const w = perfring.watch({
-    events: ['syscalls:sys_enter_getpid'], pages: 256, orderWindowMs: 10,
+    events: ['syscalls:sys_enter_getpid'], pages: 512, orderWindowMs: 10,
     command: ['sh', '-c', `taskset -c 0 "$0" ${N} 0 & taskset -c 1 "$0" ${N} 0 & wait`, GETPID_N],
   }, (samples) => {
     for (const s of samples) {
