@@ -190,11 +190,26 @@ static uint64_t dropped(const struct tool *t)
 
 /* ------------------------------------------ the reading side (libperfring) */
 
+/* The tool is ending: a second SIGINT or SIGTERM (a second Ctrl-C, or
+ * timeout(1), which signals the command and then its whole group) must not
+ * kill it before its summary once closing the watchers has given the
+ * signals back their default action. Blocked, they die with the process. */
+static void end_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 static void end(struct tool *t)
 {
 	if (t->ending)
 		return;
 	t->ending = true;
+	end_signals();
 	perfring_libuv_detach(t->a, NULL, NULL);   /* safe inside the sample callback */
 	uv_close((uv_handle_t *)&t->sigint, NULL);
 	uv_close((uv_handle_t *)&t->sigterm, NULL);
