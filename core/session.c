@@ -5,6 +5,7 @@
 #include "session.h"
 #include "feature.h"
 #include "read/merge.h"
+#include "rings/lost.h"
 #include "base/sys.h"
 
 #include <errno.h>
@@ -99,16 +100,27 @@ void pr_detach(struct perfring_session *s, struct pr_attachment *a)
 	}
 }
 
-bool pr_session_process_gone(const struct perfring_session *s)
+static bool process_gone(const struct perfring_session *s)
 {
 	struct pollfd p = { .fd = s->pidfd, .events = POLLIN };
 
-	if (s->o.pid <= 0)
-		return true;
 	if (s->pidfd >= 0)
 		return poll(&p, 1, 0) == 1;
 	/* No pidfd (an old kernel): a zombie still takes signals, so read its state. */
 	return kill(s->o.pid, 0) < 0 || process_is_zombie(s->o.pid);
+}
+
+bool pr_session_process_gone(struct perfring_session *s)
+{
+	if (s->o.pid <= 0)
+		return true;
+	if (!process_gone(s))
+		return false;
+	/* R4: a ring full to the process's end never gets the LOST record of
+	 * its last drops; only the events' totals hold them, which, as after
+	 * stop, each ring's next parse reads. */
+	pr_lost_due(s->cpu, s->ncpu);
+	return true;
 }
 
 int pr_session_busy(struct perfring_session *s)

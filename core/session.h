@@ -69,8 +69,9 @@ static inline bool pr_wakeup_mode(const struct perfring_session *s)
 }
 
 /* R2: in pid mode, whether the watched process has exited (every thread):
- * a ring whose fd reported HUP is only done then. Else true. */
-bool pr_session_process_gone(const struct perfring_session *s);
+ * a ring whose fd reported HUP is only done then. Else true. Once it has,
+ * the events' drop totals are due (R4), as after stop. */
+bool pr_session_process_gone(struct perfring_session *s);
 
 /* -EBUSY, with the sentence for a merged parse that found a ring held (R1). */
 int pr_session_busy(struct perfring_session *s);

@@ -274,3 +274,40 @@ Test(losses, each_redirected_event_counts_its_own_drops)
 	close(leader);
 	perfring_session_free(probe);
 }
+
+static bool never(void *ctx)
+{
+	(void)ctx;
+	return false;
+}
+
+/* pid mode ended by the process, without stop: parse_until returns at its
+ * end (R2), and its last drops, which no LOST record reports (the ring is
+ * full to the end), are in stats.lost all the same. watermark 0: the
+ * polling wait; else the wakeup wait (the reactor every adapter uses). */
+static void process_end_counts_the_last_drops(uint32_t watermark)
+{
+	struct kpinned p = { .cpu = ncpu() - 1, .n = N };
+	uint64_t produced[MAXCPU] = { 0 };
+	struct perfring_opts o = { .wakeup_watermark = watermark, .poll_interval_ms = 10 };
+	struct kcount k = { 0 };
+	struct perfring_session *s;
+	struct kchild c;
+
+	if (kutil_under_valgrind())
+		cr_skip_test("valgrind's own getpid calls make the counts lower bounds");
+	cr_assert_eq(kutil_child_start(&c, kutil_pinned_getpid, &p), 0);
+	o.pid = c.pid;
+	s = tiny_rings(&o, 0, &k);
+	kutil_child_go(&c);
+	cr_assert_eq(kutil_child_wait(&c), 0);
+	produced[p.cpu] = N;
+	cr_assert_geq(perfring_session_parse_until(s, never, NULL), 0, "%s",
+		      perfring_session_last_error(s));
+	check_exact(s, &k, produced, watermark ? "pid mode's end, wakeup wait" :
+						 "pid mode's end, polling wait");
+	perfring_session_free(s);
+}
+
+Test(losses, pid_mode_process_end_wakeup_wait) { process_end_counts_the_last_drops(2048); }
+Test(losses, pid_mode_process_end_polling_wait) { process_end_counts_the_last_drops(0); }

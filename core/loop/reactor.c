@@ -7,6 +7,7 @@
 #include "loop/reactor.h"
 #include "read/drain.h"
 #include "read/merge.h"
+#include "rings/lost.h"
 #include "base/clock.h"
 #include "base/sys.h"
 
@@ -92,6 +93,8 @@ static void end_slot(struct perfring_reactor *r, struct slot *sl)
 	if (err == -EPIPE) {
 		sl->c->ended = true;
 		PR_STAT_SET(sl->c, hup, 1);
+		/* The totals the process's end made due: no parse of it follows. */
+		pr_lost_sync(sl->c);
 	}
 	report(r, sl->c->cpu, err);
 }
