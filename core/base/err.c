@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,17 +37,30 @@ PERFRING_API const char *perfring_strerror(int err)
 
 static void add_fd_hint(char *buf, int err);
 
+/* Two threads may fail on one session at once (R1's -EBUSY, in each of two
+ * parsers): each makes its sentence on its own, and only the copy into the
+ * session's buffer takes its turn. */
+static void errbuf_set(struct pr_errbuf *e, const char *msg)
+{
+	while (__atomic_exchange_n(&e->busy, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	memcpy(e->msg, msg, PR_ERR_LEN);
+	__atomic_store_n(&e->busy, 0, __ATOMIC_RELEASE);
+}
+
 int pr_err(struct pr_errbuf *e, int err, const char *fmt, ...)
 {
-	char *buf = e ? e->msg : thread_err;
+	char buf[PR_ERR_LEN];
 	va_list ap;
 
+	/* Formatted aside first: an argument may be thread_err itself. */
 	va_start(ap, fmt);
 	vsnprintf(buf, PR_ERR_LEN, fmt, ap);
 	va_end(ap);
 	add_fd_hint(buf, err);
+	memcpy(thread_err, buf, PR_ERR_LEN);
 	if (e)
-		memcpy(thread_err, buf, PR_ERR_LEN);
+		errbuf_set(e, buf);
 	return err;
 }
 

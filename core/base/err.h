@@ -10,6 +10,7 @@
 
 struct pr_errbuf {
 	char msg[PR_ERR_LEN];
+	int busy; /* a writer is copying a sentence in */
 };
 
 /* Formats the sentence into e (NULL: this thread's buffer; a session's is

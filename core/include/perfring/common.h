@@ -55,8 +55,10 @@ PERFRING_API const char *perfring_strerror(int err);
 
 /** A sentence about the last failure on this session: the CPU, event and
  *  syscall involved, and the fix. With s == NULL: the last failure of a call
- *  on this thread that had no session yet (perfring_session_new()). Never
- *  NULL; "" when there was none. Valid until the next failing call. */
+ *  on this thread that had no session yet (perfring_session_new()), or of
+ *  any call on this thread: threads that share a session read their own
+ *  failures there. Never NULL; "" when there was none. Valid until the next
+ *  failing call. */
 PERFRING_API const char *perfring_session_last_error(const struct perfring_session *s);
 
 #ifdef __cplusplus
