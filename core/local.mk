@@ -24,6 +24,7 @@ core_libperfring_core_la_SOURCES = \
 	core/read/stretch.h core/read/pull.c core/read/pull.h \
 	core/read/cursor.h core/read/batch.c core/read/batch.h \
 	core/read/merge.c core/read/merge.h core/read/rbkeep.c core/read/rbkeep.h \
+	core/read/window.c core/read/window.h \
 	core/opts.c core/opts.h core/session.c core/session.h \
 	core/feature.c core/feature.h core/features/bpf_output.c core/features/cgroup.c \
 	core/features/hotplug.c core/features/hotplug.h core/features/uprobe.c \

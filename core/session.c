@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,6 +264,32 @@ PERFRING_API int perfring_session_cpu_stats(const struct perfring_session *s, in
 		return pr_err(&m->err, -ENOENT, "cpu_stats: CPU %d is not watched by this session",
 			      cpu);
 	pr_cpu_stats_read(&s->cpu[i], out);
+	return 0;
+}
+
+PERFRING_API int perfring_session_order_stats(const struct perfring_session *s,
+					      struct perfring_order_stats *out)
+{
+	const size_t first = offsetof(struct perfring_order_stats, late_after_window) +
+			     sizeof(out->late_after_window);
+	struct perfring_order_stats st = { .sz = sizeof(st) };
+	struct perfring_session *m = (struct perfring_session *)s;
+	size_t sz;
+
+	if (!s || !out)
+		return pr_null(pr_serr(m), __func__, s ? "out" : "s");
+	if ((sz = out->sz) < first)
+		return pr_err(&m->err, -EINVAL, "order_stats: out->sz %zu is below the first "
+			      "struct perfring_order_stats (%zu bytes): set it to sizeof",
+			      sz, first);
+	if (s->merge) {
+		st.passes = __atomic_load_n(&s->merge->win.passes, __ATOMIC_RELAXED);
+		st.late_after_window = __atomic_load_n(&s->merge->win.after, __ATOMIC_RELAXED);
+	}
+	if (sz > sizeof(st))
+		memset((char *)out + sizeof(st), 0, sz - sizeof(st));
+	memcpy(out, &st, sz < sizeof(st) ? sz : sizeof(st));
+	out->sz = sz;
 	return 0;
 }
 

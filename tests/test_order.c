@@ -94,7 +94,17 @@ struct run_opts {
 
 struct result {
 	uint64_t late, n, bad_order, dup, worst, passes, batches;
+	uint64_t after; /* late_after_window */
 };
+
+/* The window's account of late records that arrived after it. */
+static uint64_t late_after_window(struct perfring_session *s)
+{
+	struct perfring_order_stats os = { .sz = sizeof(os) };
+
+	cr_assert_eq(perfring_session_order_stats(s, &os), 0);
+	return os.late_after_window;
+}
 
 static void put(struct synth_session *b, const struct rec *r, size_t seq)
 {
@@ -171,6 +181,7 @@ static struct result run(const struct run_opts *o)
 		cr_expect_eq(b.rings[r].meta->data_tail, b.rings[r].meta->data_head,
 			     "ring %zu kept records past the end", r);
 	}
+	res.after = late_after_window(b.s);
 	res.n = v->n;
 	res.bad_order = v->bad_order;
 	res.dup = v->dup;
@@ -193,6 +204,7 @@ static void in_order(struct run_opts o)
 	cr_expect_eq(r.dup, 0);
 	cr_expect_eq(r.bad_order, 0, "%llu out of order", (unsigned long long)r.bad_order);
 	cr_expect_eq(r.late, 0, "%llu late", (unsigned long long)r.late);
+	cr_expect_eq(r.after, 0);
 	cr_expect_leq(r.worst, o.window + o.period, "a record waited %llu ns (window %llu)",
 		      (unsigned long long)r.worst, (unsigned long long)o.window);
 	if (o.batches)
@@ -244,6 +256,7 @@ Test(order, without_the_window_records_come_late)
 	cr_expect_gt(r.bad_order, 0);
 	cr_expect_geq(r.late, r.bad_order, "late %llu, out of order %llu",
 		      (unsigned long long)r.late, (unsigned long long)r.bad_order);
+	cr_expect_eq(r.after, 0, "no window, yet %llu late after it", (unsigned long long)r.after);
 }
 
 /* Delays past the window: some late, each counted, none dropped. */
@@ -256,6 +269,55 @@ Test(order, visible_later_than_the_window_is_late_never_dropped)
 	cr_expect_eq(r.dup, 0);
 	cr_expect_gt(r.bad_order, 0);
 	cr_expect_geq(r.late, r.bad_order);
+	/* Each came later than its window: the account excuses all of them. */
+	cr_expect_eq(r.after, r.late, "late %llu, after the window %llu",
+		     (unsigned long long)r.late, (unsigned long long)r.after);
+}
+
+/* A ring out of time order in itself (a hostile one): its late record was
+ * in the snapshot before, so no window excuses it. */
+Test(order, late_within_one_ring_is_not_the_windows)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+				     .sample_period = 1 };
+	struct seen *v = calloc(1, sizeof(*v));
+	struct synth_session b;
+	struct perfring_cpu_stats st;
+	struct pr_pass p = { .window = 100, .now = 300 };
+
+	cr_assert_eq(synth_session_new(&b, 2, 4096, &a, on_sample, v), 0);
+	put(&b, &(struct rec){ 0, 300, 0 }, 0);
+	put(&b, &(struct rec){ 0, 150, 0 }, 1);
+	/* Bound 200: 300 heads ring 0, so both stay. */
+	cr_assert_eq(pr_merge_pass(b.s->merge, &p), 0);
+	p = (struct pr_pass){ .window = 100, .now = 1000 };
+	cr_assert_eq(pr_merge_pass(b.s->merge, &p), 2);
+	cr_assert_eq(perfring_session_cpu_stats(b.s, 0, &st), 0);
+	cr_expect_eq(st.late, 1);
+	cr_expect_eq(late_after_window(b.s), 0);
+	synth_session_free(&b);
+	free(v);
+}
+
+/* sz: below the first struct refused, said; a larger one's tail zeroed. */
+Test(order, order_stats_sizes)
+{
+	struct { struct perfring_order_stats os; uint64_t tail; } big;
+	struct perfring_order_stats os = { .sz = sizeof(size_t) + 8 };
+	struct perfring_session *s = NULL;
+
+	cr_assert_eq(perfring_session_new(NULL, &s), 0);
+	cr_expect_eq(perfring_session_order_stats(NULL, &os), -EINVAL);
+	cr_expect_eq(perfring_session_order_stats(s, NULL), -EINVAL);
+	cr_expect_eq(perfring_session_order_stats(s, &os), -EINVAL);
+	cr_expect(strstr(perfring_session_last_error(s), "sz"), "%s",
+		  perfring_session_last_error(s));
+	memset(&big, 0xff, sizeof(big));
+	big.os.sz = sizeof(big);
+	cr_expect_eq(perfring_session_order_stats(s, &big.os), 0);
+	cr_expect_eq(big.os.sz, sizeof(big));
+	cr_expect_eq(big.os.passes + big.os.late_after_window + big.tail, 0);
+	perfring_session_free(s);
 }
 
 /* A hand-written ring: what the bound keeps, kept reports, a record shown
@@ -295,6 +357,7 @@ Test(order, kept_and_late_by_hand)
 	cr_assert_eq(pr_merge_pass(b.s->merge, &p), 1);
 	cr_assert_eq(perfring_session_cpu_stats(b.s, 0, &st), 0);
 	cr_expect_eq(st.late, 1);
+	cr_expect_eq(late_after_window(b.s), 1, "200 came after its window: the account says so");
 	cr_expect_eq(p.kept, 400);
 	/* No window: everything. */
 	cr_assert_eq(pr_merge_parse(b.s->merge, NULL), 1);

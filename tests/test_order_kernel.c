@@ -269,7 +269,8 @@ static void run_loop(struct got *g)
 
 /* After the run: stop, one parse (the rest the window kept, the kernel's
  * drop counts, R4), and the sums. */
-static void finish(struct got *g, uint64_t produced, uint64_t *late, uint64_t *lost)
+static void finish(struct got *g, uint64_t produced, uint64_t *late, uint64_t *lost,
+		   struct perfring_order_stats *os)
 {
 	struct perfring_cpu_stats st;
 
@@ -278,6 +279,8 @@ static void finish(struct got *g, uint64_t produced, uint64_t *late, uint64_t *l
 	st = kutil_stats(g->s);
 	*late = st.late;
 	*lost = st.lost;
+	*os = (struct perfring_order_stats){ .sz = sizeof(*os) };
+	cr_assert_eq(perfring_session_order_stats(g->s, os), 0);
 	cr_expect_eq(g->n + st.lost, produced, "%s: delivered %llu + lost %llu != produced %llu",
 		     loop_name, (unsigned long long)g->n, (unsigned long long)st.lost,
 		     (unsigned long long)produced);
@@ -287,6 +290,7 @@ static void finish(struct got *g, uint64_t produced, uint64_t *late, uint64_t *l
 static void storm(uint32_t watermark)
 {
 	uint64_t late, lost, window = ORDER_LOOP == 0 ? WINDOW_NS : 0;
+	struct perfring_order_stats os;
 	struct got g;
 
 	/* ORDER_NO_WINDOW=1: the same run without the window, to see it fail. */
@@ -297,13 +301,23 @@ static void storm(uint32_t watermark)
 #endif
 	setup(&g, watermark, window, true);
 	run_loop(&g);
-	finish(&g, 2 * (uint64_t)STORM_N, &late, &lost);
-	cr_log_info("%s, watermark %u: %llu delivered, %llu lost, %llu late, %llu out of order",
-		    loop_name, watermark, (unsigned long long)g.n, (unsigned long long)lost,
-		    (unsigned long long)late, (unsigned long long)g.out_of_order);
-	cr_expect_eq(g.out_of_order, 0, "%s: %llu records out of time order at the callback",
-		     loop_name, (unsigned long long)g.out_of_order);
-	cr_expect_eq(late, 0, "%s: %llu late", loop_name, (unsigned long long)late);
+	finish(&g, 2 * (uint64_t)STORM_N, &late, &lost, &os);
+	cr_log_info("%s, watermark %u: %llu delivered, %llu lost, %llu late (%llu after their "
+		    "window), %llu out of order, %llu windowed passes", loop_name, watermark,
+		    (unsigned long long)g.n, (unsigned long long)lost, (unsigned long long)late,
+		    (unsigned long long)os.late_after_window, (unsigned long long)g.out_of_order,
+		    (unsigned long long)os.passes);
+	cr_expect_gt(os.passes, 0, "%s: no pass had the window", loop_name);
+	/* A record the kernel made visible more than W after its time (its CPU
+	 * stolen by the hypervisor mid-write: seen here about once in twenty
+	 * ASan runs, 2.4 ms after its time) is late by the contract, and the
+	 * window's account says so; every other late record is the merge's. */
+	cr_expect_eq(late, os.late_after_window, "%s: %llu late, only %llu of them after their "
+		     "window", loop_name, (unsigned long long)late,
+		     (unsigned long long)os.late_after_window);
+	cr_expect_leq(g.out_of_order, late, "%s: %llu records out of time order at the callback, "
+		      "%llu late", loop_name, (unsigned long long)g.out_of_order,
+		      (unsigned long long)late);
 }
 
 Test(order_kernel, two_cpu_storm_4k, .timeout = 120) { storm(4096); }
@@ -316,6 +330,7 @@ static void idle(uint32_t watermark)
 {
 	uint64_t late, lost, bound = WINDOW_NS + (FLUSH_MS + SLACK_MS) * 1000000ull;
 	uint64_t window = ORDER_LOOP == 0 ? WINDOW_NS : 0;
+	struct perfring_order_stats os;
 	struct got g;
 
 	setup(&g, watermark, window, false);
@@ -325,7 +340,7 @@ static void idle(uint32_t watermark)
 	cr_expect_eq(g.n, TICKS, "%s: %llu of %d records before the run ended", loop_name,
 		     (unsigned long long)g.n, TICKS);
 	g.measure = false;
-	finish(&g, TICKS, &late, &lost);
+	finish(&g, TICKS, &late, &lost, &os);
 	cr_log_info("%s idle: worst latency %.1f ms (bound %.1f)", loop_name,
 		    (double)g.worst_ns / 1e6, (double)bound / 1e6);
 	cr_expect_leq(g.worst_ns, bound, "%s: a record waited %.1f ms, bound %.1f ms", loop_name,

@@ -29,7 +29,7 @@ struct pr_merge *pr_merge_new(struct pr_cpu *cpu, uint32_t n)
 	m->cur = pr_calloc(n ? n : 1, sizeof(*m->cur));
 	if (m->cur)
 		m->batch = pr_batch_new(n, &err);
-	if (!m->cur || err || pr_tree_init(&m->tree, n)) {
+	if (!m->cur || err || pr_tree_init(&m->tree, n) || pr_window_init(&m->win, n)) {
 		pr_merge_free(m);
 		return NULL;
 	}
@@ -48,6 +48,7 @@ void pr_merge_free(struct pr_merge *m)
 	free(m->cur);
 	pr_batch_free(m->batch);
 	pr_tree_free(&m->tree);
+	pr_window_free(&m->win);
 	free(m);
 }
 
@@ -434,6 +435,7 @@ int pr_merge_pass(struct pr_merge *m, struct pr_pass *p)
 	if (p->window)
 		limit = pr_pass_limit(p->now ? p->now : pr_now_ns(), p->window);
 	before = records_of(m);
+	pr_window_begin(&m->win, m->cpu, m->n, m->newest);
 	fill_tree(m, &sb, true);
 	if (m->nrb)
 		fill_rb(m, limit != UINT64_MAX);
@@ -455,6 +457,7 @@ int pr_merge_pass(struct pr_merge *m, struct pr_pass *p)
 		p->more |= pr_rbleaf_end(&m->rbl[i]);
 		pr_rbuf_unclaim(m->rbl[i].rb);
 	}
+	pr_window_end(&m->win, m->cpu, m->n, limit);
 	m->records += records_of(m) - before;
 	p->stopped = stop;
 	p->more |= stop;

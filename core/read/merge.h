@@ -9,6 +9,7 @@
 #include "read/cursor.h"
 #include "read/rbkeep.h"
 #include "read/tree.h"
+#include "read/window.h"
 
 struct pr_merge {
 	struct pr_cpu *cpu;         /* the rings, n of them */
@@ -20,6 +21,7 @@ struct pr_merge {
 	uint64_t records;           /* records read by merged parses, ever */
 	struct pr_rbleaf *rbl;      /* timed ring buffers: tree leaves n.. */
 	uint32_t nrb;
+	struct pr_window win;       /* the window's account of late records */
 };
 
 /* A merge over cpu[0..n). NULL on ENOMEM. */

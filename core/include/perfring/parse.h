@@ -150,8 +150,9 @@ struct perfring_cpu_stats {
 	uint64_t records;       /**< records read (samples and kernel records) */
 	uint64_t bytes;         /**< bytes read */
 	uint64_t lost;          /**< records the kernel dropped: LOST and
-	                             LOST_SAMPLES records, and after stop the drops
-	                             no LOST record reported (R4, see stop) */
+	                             LOST_SAMPLES records, and after stop (or, in
+	                             pid mode, the process's end) the drops no LOST
+	                             record reported (R4, see stop) */
 	uint64_t corrupt;       /**< bad records skipped (header, overrun, field) */
 	uint64_t wakeups;       /**< kernel readiness wakeups handled */
 	uint32_t max_fill_pct;  /**< highest ring fill seen at a read */
@@ -286,7 +287,9 @@ PERFRING_API int perfring_session_hotplug_sync(struct perfring_session *s);
  *    delivers, in time order, every record with time <= T - W, and keeps
  *    the younger ones for a later pass. Kept records stay where they are, in
  *    their rings (each ring is in time order: a ring's reading stops at its
- *    first record past the bound, nothing is copied), so a window takes
+ *    first record past the bound, nothing is copied; a timed BPF ring
+ *    buffer's, which its ring cannot hold back, are copied and sorted, at
+ *    most the ring's size: read/rbkeep), so a window takes
  *    room in the rings: records written faster than W drains them are lost
  *    as they would be with a slower reader. Records without a time go when
  *    their ring is next, as always.
@@ -321,7 +324,31 @@ PERFRING_API int perfring_session_hotplug_sync(struct perfring_session *s);
  *  - W is at most 60 s (-EINVAL above, and with opts.overwrite, whose
  *    snapshots are complete and need none). 10 ms is plenty on an idle or
  *    loaded machine alike; 1-2 ms holds under a two-CPU storm here.
+ *  - perfring_session_order_stats() tells the late records the window could
+ *    not have ordered (late_after_window) from any other late record.
  */
+
+/** The order window's account of a session's merged parses and reactors. */
+struct perfring_order_stats {
+	size_t sz;                  /**< sizeof(struct perfring_order_stats) */
+	uint64_t passes;            /**< merged passes with a window */
+	uint64_t late_after_window; /**< of the late records (stats.late, every
+	                                 CPU's), those not yet in their ring when
+	                                 the pass before them began although their
+	                                 time was within its bound: they became
+	                                 visible more than W after their time (a
+	                                 writer held off its CPU: an interrupt,
+	                                 a hypervisor's steal). Only a larger W
+	                                 orders them; under a window every other
+	                                 late record is the library's fault */
+};
+
+/** Copies the window's account into out, whose sz the caller sets (an
+ *  older, smaller struct gets the fields it has; a larger one's tail is
+ *  zeroed). R8: callable from any thread while parses run. -EINVAL for a
+ *  NULL argument or an sz below the first published size. */
+PERFRING_API int perfring_session_order_stats(const struct perfring_session *s,
+					      struct perfring_order_stats *out);
 
 /** Drains what is in every ring now, time-ordered. Never blocks or sleeps. */
 PERFRING_API int perfring_session_parse_all(struct perfring_session *s);
