@@ -28,13 +28,15 @@ tests_test_ringbuf_errors_CFLAGS = $(TEST_CFLAGS)
 tests_test_ringbuf_errors_LDADD = tests/libkutil.la $(TEST_LDADD)
 endif
 
-# rbs: perfring_session_set_lost_callback (1-page rings overflowed).
+# rbs: perfring_session_set_lost_callback (1-page rings overflowed, and
+# LOST_SAMPLES records in synthetic rings).
 if HAVE_CRITERION
 check_PROGRAMS += tests/test_lost_cb
 TESTS += tests/test_lost_cb
 tests_test_lost_cb_SOURCES = tests/test_lost_cb.c
+tests_test_lost_cb_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support
 tests_test_lost_cb_CFLAGS = $(TEST_CFLAGS)
-tests_test_lost_cb_LDADD = tests/libkutil.la $(TEST_LDADD)
+tests_test_lost_cb_LDADD = tests/libkutil.la tests/libprtest.la $(TEST_LDADD)
 endif
 
 # rbs: fault injection on the ring buffer's calls (bpf, dup, mmap, epoll).
