@@ -30,7 +30,8 @@ endif
 EXTRA_DIST += tests/test_bpf_loops.c tests/test_bpf_loops_event.c tests/test_bpf_loops_ev.c \
 	tests/bpfloops.h
 
-# perfring-watch --bpf-map against a pin another process (tests/bpfpin) made.
+# perfring-watch --bpf-map against a pin another process (tests/bpfpin) made:
+# a PERF_EVENT_ARRAY, or with --ringbuf a RINGBUF (tools/tests/test_watch_ringbuf.sh).
 check_PROGRAMS += tests/bpfpin
 tests_bpfpin_SOURCES = tests/bpfpin.c tests/kbpf.c tests/kbpf.h
 tests_bpfpin_CFLAGS = $(AM_CFLAGS)

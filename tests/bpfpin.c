@@ -1,12 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* "Another tool" for tests/test_watch_bpf.sh: loads the tests' BPF program
- * (tests/kbpf.c) for its own tgid, pins its PERF_EVENT_ARRAY at PIN, runs
- * CMD (perfring-watch --json) with its stdout through a pipe, makes N getpid
- * calls from a thread once CMD prints its start line (the main thread goes
- * on reading, so CMD never blocks on a full pipe), sends CMD a SIGINT once
- * they are made (perfring-watch then drains its rings and prints its
- * summary), passes CMD's output on and exits with CMD's status. The pin is removed on every way out.
- * usage: bpfpin PIN N CMD [ARGS...] */
+/* "Another tool" that pins a BPF map for perfring-watch --bpf-map to read,
+ * in one of two modes. The pin is removed on every way out; exit 77: BPF is
+ * not permitted here (the test skips).
+ *
+ * bpfpin PIN N CMD [ARGS...] (tests/test_watch_bpf.sh): loads the tests'
+ * BPF program (tests/kbpf.c) for its own tgid, pins its PERF_EVENT_ARRAY at
+ * PIN, runs CMD (perfring-watch --json) with its stdout through a pipe,
+ * makes N getpid calls from a thread once CMD prints its start line (the
+ * main thread goes on reading, so CMD never blocks on a full pipe), sends
+ * CMD a SIGINT once they are made (perfring-watch then drains its rings and
+ * prints its summary), passes CMD's output on and exits with CMD's status.
+ *
+ * bpfpin --ringbuf PIN N [--array PIN2] (tools/tests/test_watch_ringbuf.sh):
+ * loads the tests' ring-buffer program (KBPF_RB_DISCARD_ODD: of N calls, the
+ * odd ones are submitted and the even ones discarded) for its own tgid, pins
+ * its RINGBUF (1 MiB, 24-byte records) at PIN, and prints "pinned". Then,
+ * for each line on stdin, it makes N getpid calls and prints "done"; at the
+ * end of stdin it removes the pins and exits. With "--array PIN2" it also
+ * pins an ARRAY map there (a map of neither kind) and its program at
+ * PIN2_prog (not a map at all; a bpffs name has no dot). */
 #include "kbpf.h"
 
 #include <errno.h>
@@ -81,7 +93,8 @@ static void relay(FILE *in, long n, pid_t cmd)
 		pthread_join(t, NULL);
 }
 
-int main(int argc, char **argv)
+/* The PERF_EVENT_ARRAY mode: argv is PIN N CMD [ARGS...]. */
+static int perf_array(int argc, char **argv)
 {
 	char why[1024] = "";
 	struct kbpf b;
@@ -89,7 +102,7 @@ int main(int argc, char **argv)
 	int status = 0, err;
 	pid_t pid;
 
-	if (argc < 4) {
+	if (argc < 3) {
 		fprintf(stderr, "usage: bpfpin PIN N CMD [ARGS...]\n");
 		return 2;
 	}
@@ -97,20 +110,91 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bpfpin: %s\n", why);
 		return err == -EPERM ? 77 : 1;
 	}
-	if (pin(b.out_map, argv[1]) < 0) {
-		fprintf(stderr, "bpfpin: BPF_OBJ_PIN %s: %s\n", argv[1], strerror(errno));
+	if (pin(b.out_map, argv[0]) < 0) {
+		fprintf(stderr, "bpfpin: BPF_OBJ_PIN %s: %s\n", argv[0], strerror(errno));
 		kbpf_close(&b);
 		return 1;
 	}
-	pid = spawn(argv + 3, &in);
+	pid = spawn(argv + 2, &in);
 	if (pid > 0 && in)
-		relay(in, strtol(argv[2], NULL, 10), pid);
+		relay(in, strtol(argv[1], NULL, 10), pid);
 	if (pid > 0 && waitpid(pid, &status, 0) < 0)
 		status = 1 << 8;
 	if (in)
 		fclose(in);
-	unlink(argv[1]);
+	unlink(argv[0]);
 	kbpf_close(&b);
 	fflush(stdout);
 	return pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* The ring buffer's pin, and with --array the ARRAY map's and the
+ * program's: 0, or -1 with errno. */
+static int pin_ringbuf(const struct kbpf_rb *b, const char *path, const char *array,
+		       const char *prog, int *afd)
+{
+	if (pin(b->map, path) < 0)
+		return -1;
+	if (!array)
+		return 0;
+	if ((*afd = kbpf_array_map(1)) < 0 || pin(*afd, array) < 0 || pin(b->prog, prog) < 0)
+		return -1;
+	return 0;
+}
+
+/* N calls for each line on stdin, each round told with "done". */
+static void rounds(const struct kbpf_rb *b, long n)
+{
+	char line[64];
+
+	printf("pinned\n");
+	fflush(stdout);
+	while (fgets(line, sizeof(line), stdin)) {
+		for (long i = 0; i < n; i++)
+			syscall(SYS_getpid);
+		printf("done %lld failed\n", (long long)kbpf_rb_failed(b));
+		fflush(stdout);
+	}
+}
+
+/* The RINGBUF mode: argv is PIN N [--array PIN2]. */
+static int ringbuf(int argc, char **argv)
+{
+	const char *array = argc == 4 && !strcmp(argv[2], "--array") ? argv[3] : NULL;
+	char why[1024] = "", prog[4096];
+	struct kbpf_rb b;
+	int err, afd = -1, code = 0;
+
+	if (argc != 2 && !array) {
+		fprintf(stderr, "usage: bpfpin --ringbuf PIN N [--array PIN2]\n");
+		return 2;
+	}
+	if ((err = kbpf_rb_open(&b, getpid(), 1u << 20, KBPF_RB_DISCARD_ODD, 24, why,
+				sizeof(why)))) {
+		fprintf(stderr, "bpfpin: %s\n", why);
+		return err == -EPERM ? 77 : 1;
+	}
+	snprintf(prog, sizeof(prog), "%s_prog", array ? array : "");
+	if (pin_ringbuf(&b, argv[0], array, prog, &afd) < 0) {
+		fprintf(stderr, "bpfpin: BPF_OBJ_PIN: %s\n", strerror(errno));
+		code = 1;
+	} else {
+		rounds(&b, strtol(argv[1], NULL, 10));
+	}
+	unlink(argv[0]);
+	if (array) {
+		unlink(array);
+		unlink(prog);
+	}
+	if (afd >= 0)
+		close(afd);
+	kbpf_rb_close(&b);
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--ringbuf"))
+		return ringbuf(argc - 2, argv + 2);
+	return perf_array(argc - 1, argv + 1);
 }

@@ -91,13 +91,9 @@ EXTRA_DIST += tools/tests/test_watch_by.sh tools/tests/watch_by.py tests/watchli
 TESTS += tools/tests/test_watch_overwrite.sh
 EXTRA_DIST += tools/tests/test_watch_overwrite.sh
 
-# --bpf-map on a BPF ring buffer: tools/tests/rbpin is the other tool that
-# pins one (the tests' ring-buffer program, tests/kbpf.c); the test reads it
-# with perfring-watch and perfring-exporter.
-check_PROGRAMS += tools/tests/rbpin
-tools_tests_rbpin_SOURCES = tools/tests/rbpin.c tests/kbpf.c tests/kbpf.h
-tools_tests_rbpin_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
-tools_tests_rbpin_CFLAGS = $(AM_CFLAGS)
+# --bpf-map on a BPF ring buffer: tests/bpfpin --ringbuf (tests/bpf.mk) is
+# the other tool that pins one (the tests' ring-buffer program,
+# tests/kbpf.c); the test reads it with perfring-watch and perfring-exporter.
 if BUILD_EVENT
 TESTS += tools/tests/test_watch_ringbuf.sh
 endif

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # perfring-watch and perfring-exporter --bpf-map on a BPF_MAP_TYPE_RINGBUF
-# (TAP): another tool (tools/tests/rbpin) loads the tests' ring-buffer program
+# (TAP): another tool (tests/bpfpin --ringbuf) loads the tests' ring-buffer program
 # for its own tgid (of N calls, half submitted, half discarded), pins its
 # RINGBUF on a private bpffs, and makes its calls when told. The watch shows
 # the ring buffer as a row of its own, the exporter as perfring_ringbuf_*
@@ -11,10 +11,10 @@
 top_builddir=${top_builddir:-.}
 W="$top_builddir/tools/perfring-watch"
 X="$top_builddir/tools/perfring-exporter"
-P="$top_builddir/tools/tests/rbpin"
+P="$top_builddir/tests/bpfpin"
 case $W in /*) ;; *) W="$PWD/$W" X="$PWD/$X" P="$PWD/$P" ;; esac
 LOOPS=$("$W" --version | sed -n 's/^loops: //p')
-N_TESTS=$((13 + $(echo $LOOPS | wc -w)))
+N_TESTS=$((14 + $(echo $LOOPS | wc -w)))
 N=5000
 HALF=$((N / 2))
 
@@ -67,7 +67,7 @@ wait_line() {
 	done
 }
 dones=0
-# One round of rbpin's N calls, and its "done".
+# One round of bpfpin's N calls, and its "done".
 calls() {
 	echo go >&3
 	dones=$((dones + 1))
@@ -80,7 +80,7 @@ calls() {
 }
 
 mkfifo "$T/rb.in"
-"$P" "$PIN" $N --array "$ARR" <"$T/rb.in" >"$T/rb.out" 2>"$T/rb.err" &
+"$P" --ringbuf "$PIN" $N --array "$ARR" <"$T/rb.in" >"$T/rb.out" 2>"$T/rb.err" &
 rp=$!
 pids=$rp
 exec 3>"$T/rb.in"
@@ -89,7 +89,7 @@ if ! wait_line "$T/rb.out" '^pinned'; then
 	wait $rp
 	[ $? = 77 ] && skip_all "BPF unavailable: $(head -1 "$T/rb.err")"
 	sed 's/^/# /' "$T/rb.err"
-	echo "Bail out! rbpin did not pin its ring buffer"
+	echo "Bail out! bpfpin did not pin its ring buffer"
 	exit 1
 fi
 
@@ -98,7 +98,7 @@ $TO "$W" --bpf-map "$PIN" --json --dump -d 50 >"$T/out" 2>"$T/err" &
 wp=$!
 pids="$pids $wp"
 wait_line "$T/out" '"type":"start"' || echo "# no start line"
-calls || echo "# rbpin made no calls"
+calls || echo "# bpfpin made no calls"
 sleep 1.3
 kill -INT $wp
 wait $wp
@@ -128,7 +128,7 @@ $TO "$W" --bpf-map "$PIN" -d 50 >"$T/out" 2>"$T/err" &
 wp=$!
 pids="$pids $wp"
 wait_line "$T/out" '^# perfring-watch' || echo "# no header"
-calls || echo "# rbpin made no calls"
+calls || echo "# bpfpin made no calls"
 sleep 1.3
 kill -INT $wp
 wait $wp
@@ -148,7 +148,7 @@ while ! curl -sf "http://127.0.0.1:$PORT/metrics" >/dev/null 2>&1 && [ $i -lt 20
 	i=$((i + 1))
 	sleep 0.1
 done
-calls || echo "# rbpin made no calls"
+calls || echo "# bpfpin made no calls"
 sleep 0.5
 curl -sf "http://127.0.0.1:$PORT/metrics" >"$T/metrics"
 kill -TERM $xp
@@ -171,7 +171,7 @@ for loop in $LOOPS; do
 	wp=$!
 	pids="$pids $wp"
 	wait_line "$T/out" '"type":"start"' || echo "# no start line"
-	calls || echo "# rbpin made no calls"
+	calls || echo "# bpfpin made no calls"
 	sleep 1.3
 	kill -INT $wp
 	wait $wp
@@ -181,6 +181,14 @@ for loop in $LOOPS; do
 	check "--loop $loop: exit 0, $HALF records, $HALF of them during the run (rc $rc, $rec, $live)" \
 		'[ $rc = 0 ] && [ "$rec" = $HALF ] && [ "$live" = $HALF ]'
 done
+
+# --overwrite: the recorder reads no ring until a snapshot, and a ring
+# buffer has no overwrite mode, so it is refused before anything runs.
+$TO "$W" --overwrite --bpf-map "$PIN" -d 1 >"$T/out" 2>"$T/err"
+rc=$?
+check "--overwrite with a ring buffer: exit 2, the sentence names the map, its type and why" \
+	'[ $rc = 2 ] && grep -qF -- "--bpf-map $PIN is a BPF_MAP_TYPE_RINGBUF (type 27)" "$T/err" &&
+	 grep -q "has no overwrite mode" "$T/err"'
 
 # a map of another type, and a program's pin: usage errors (exit 2)
 # with the library's sentence.
@@ -196,9 +204,9 @@ rc=$?
 check "a program's pin: exit 2, not a BPF map" \
 	'[ $rc = 2 ] && grep -q -- "--bpf-map: " "$T/err"'
 
-# the pin goes with rbpin, and nothing is left running.
+# the pin goes with bpfpin, and nothing is left running.
 exec 3>&-
 wait $rp
 rc=$?
-check "rbpin removed its pins and exited 0 (rc $rc)" \
+check "bpfpin removed its pins and exited 0 (rc $rc)" \
 	'[ $rc = 0 ] && [ ! -e "$PIN" ] && [ ! -e "$ARR" ] && [ ! -e "${ARR}_prog" ]'

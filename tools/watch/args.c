@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <linux/bpf.h>
 #include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_CPU_NUM 65535
 
@@ -470,6 +472,31 @@ static int parse_snapshot_sig(struct watch_args *a, const char *str)
 	return 0;
 }
 
+/* The recorder reads no ring until a snapshot, and a BPF ring buffer has
+ * no overwrite mode to keep its newest records meanwhile: once full, the
+ * program's writes fail. A pin that cannot be opened is left to the
+ * session, whose sentence names the cause. */
+static int overwrite_bpf_maps(const struct watch_args *a)
+{
+	char why[320];
+	size_t i;
+	int fd, type;
+
+	for (i = 0; i < a->bpf_cnt; i++) {
+		if ((fd = watch_bpf_get(a->bpf_map[i], why, sizeof(why))) < 0)
+			continue;
+		type = watch_bpf_map_type(fd);
+		close(fd);
+		if (type == BPF_MAP_TYPE_RINGBUF)
+			return bad("--overwrite: --bpf-map %s is a BPF_MAP_TYPE_RINGBUF (type %d), "
+				   "and a BPF ring buffer has no overwrite mode: once full, its "
+				   "program's writes fail instead of replacing the oldest records, "
+				   "so no snapshot could hold its newest; watch it without "
+				   "--overwrite", a->bpf_map[i], type);
+	}
+	return 0;
+}
+
 /* --overwrite owns the output and the waiting: the options of either go. */
 static int check_overwrite(struct watch_args *a)
 {
@@ -486,7 +513,7 @@ static int check_overwrite(struct watch_args *a)
 			   "--print, --listen, --loop");
 	a->watermark = 0;
 	a->print = true; /* the fields and comms of --print, in either form */
-	return 0;
+	return overwrite_bpf_maps(a);
 }
 
 /* [ADDR] of [ADDR]:PORT: a numeric IPv6 address (a zone such as %lo too). */
