@@ -30,13 +30,20 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+static void drop_ref(napi_env env, napi_ref *ref)
+{
+	if (*ref)
+		napi_delete_reference(env, *ref);
+	*ref = NULL;
+}
+
 static void unhook(struct pn_child *c)
 {
-	if (c->promise)
-		napi_delete_reference(c->env, c->promise);
+	drop_ref(c->env, &c->resolve);
+	drop_ref(c->env, &c->reject);
+	drop_ref(c->env, &c->promise);
 	if (c->actx)
 		napi_async_destroy(c->env, c->actx);
-	c->promise = NULL;
 	c->actx = NULL;
 	if (c->hook)
 		napi_remove_async_cleanup_hook(c->hook);
@@ -78,6 +85,16 @@ static napi_value status_js(napi_env env, const siginfo_t *si)
 	return obj;
 }
 
+/* Calls the promise's resolve or reject with v. */
+static void settle_with(napi_env env, napi_ref fn_ref, napi_value v)
+{
+	napi_value fn, undef;
+
+	if (v && napi_get_reference_value(env, fn_ref, &fn) == napi_ok && fn &&
+	    napi_get_undefined(env, &undef) == napi_ok)
+		napi_call_function(env, undef, fn, 1, &v, NULL);
+}
+
 /* Settles `exited` as Node's own callbacks run: in a callback scope, so
  * the awaiting code and the microtasks run when it closes. */
 static void settle(struct pn_child *c)
@@ -87,18 +104,19 @@ static void settle(struct pn_child *c)
 	napi_value res, st = NULL;
 	bool pending = false;
 
-	if (!c->exited || napi_open_handle_scope(c->env, &hs) != napi_ok)
+	if (!c->resolve || napi_open_handle_scope(c->env, &hs) != napi_ok)
 		return;
 	if (napi_create_object(c->env, &res) == napi_ok &&
 	    napi_open_callback_scope(c->env, res, c->actx, &cs) == napi_ok) {
 		if (!c->wait_err && (st = status_js(c->env, &c->si)))
-			napi_resolve_deferred(c->env, c->exited, st);
+			settle_with(c->env, c->resolve, st);
 		else
-			napi_reject_deferred(c->env, c->exited, pn_error_value(c->env,
+			settle_with(c->env, c->reject, pn_error_value(c->env,
 				c->wait_err ? c->wait_err : -ENOMEM, c->wait_err ?
 				"perfring.watch: the command's exit status could not be read: "
 				"another waitpid() in the process took it" : NULL));
-		c->exited = NULL;
+		drop_ref(c->env, &c->resolve);
+		drop_ref(c->env, &c->reject);
 		napi_close_callback_scope(c->env, cs);
 	}
 	if (napi_is_exception_pending(c->env, &pending) == napi_ok && pending &&
@@ -176,17 +194,13 @@ static void on_tick(uv_timer_t *h)
 }
 
 /* Node's environment goes away: the child is left to run (as Node leaves
- * its own children), its pidfd closed. */
+ * its own children), its pidfd closed. `exited` stays pending: no
+ * JavaScript runs now, and dropping the references frees what it holds. */
 static void on_teardown(napi_async_cleanup_hook_handle h, void *arg)
 {
 	struct pn_child *c = arg;
-	napi_value undef;
 
 	c->teardown = true;
-	/* Settled (nothing runs it now), so that Node-API frees the deferred. */
-	if (c->exited && napi_get_undefined(c->env, &undef) == napi_ok)
-		napi_resolve_deferred(c->env, c->exited, undef);
-	c->exited = NULL;
 	stop(c);
 }
 
@@ -248,20 +262,39 @@ static int unwatchable(napi_env env, struct pn_child *c, int err)
 	return err;
 }
 
+/* The executor of `new Promise()`: keeps its resolve and reject. */
+static napi_value keep_settlers(napi_env env, napi_callback_info info)
+{
+	struct pn_child *c = NULL;
+	napi_value argv[2];
+	size_t argc = 2;
+
+	if (napi_get_cb_info(env, info, &argc, argv, NULL, (void **)&c) == napi_ok && c &&
+	    argc == 2 && napi_create_reference(env, argv[0], 1, &c->resolve) == napi_ok)
+		napi_create_reference(env, argv[1], 1, &c->reject);
+	return NULL;
+}
+
+/* `exited`, made with its settling functions kept in references rather than
+ * through napi_create_promise: Node-API frees a napi_deferred only when it
+ * is settled, which it refuses once JavaScript can no longer run, so one
+ * left pending at exit (an unref'd watch on a command still running)
+ * leaked; a reference is freed whenever it is deleted. */
 static int make_promise(napi_env env, struct pn_child *c)
 {
-	napi_value promise, name;
+	napi_value global, ctor, exec, promise, name;
 
-	if (napi_create_promise(env, &c->exited, &promise) != napi_ok)
-		return -ENOMEM;
-	if (napi_create_reference(env, promise, 1, &c->promise) != napi_ok ||
+	if (napi_get_global(env, &global) != napi_ok ||
+	    napi_get_named_property(env, global, "Promise", &ctor) != napi_ok ||
+	    napi_create_function(env, "exited", NAPI_AUTO_LENGTH, keep_settlers, c, &exec) !=
+		    napi_ok ||
+	    napi_new_instance(env, ctor, 1, &exec, &promise) != napi_ok || !c->reject ||
+	    napi_create_reference(env, promise, 1, &c->promise) != napi_ok ||
 	    napi_create_string_utf8(env, "perfring.watch.exited", NAPI_AUTO_LENGTH, &name) != napi_ok ||
 	    napi_async_init(env, NULL, name, &c->actx) != napi_ok ||
 	    napi_add_async_cleanup_hook(env, on_teardown, c, &c->hook) != napi_ok) {
-		/* never seen by JavaScript: settled so that V8 lets it go */
-		napi_get_undefined(env, &name);
-		napi_resolve_deferred(env, c->exited, name);
-		c->exited = NULL;
+		drop_ref(env, &c->resolve); /* never settled: the child's close must not */
+		drop_ref(env, &c->reject);
 		return -ENOMEM;
 	}
 	return 0;

@@ -93,7 +93,7 @@ struct pn_child {
 	bool polling, teardown;    /* polling: h is initialised */
 	siginfo_t si;              /* the exit, from waitid */
 	int wait_err;
-	napi_deferred exited;
+	napi_ref resolve, reject;  /* the `exited` promise's, until it is settled */
 	napi_ref promise;
 	napi_async_context actx;
 	napi_async_cleanup_hook_handle hook;
