@@ -2,7 +2,6 @@
 """order_window_ms: samples of every ring delivered in time order, each held
 back until it is older than the window (CLOCK_MONOTONIC, the samples' clock),
 so that a ring read later cannot still hold an older one."""
-import time
 from operator import attrgetter
 
 _by_time = attrgetter("time")
@@ -16,15 +15,16 @@ class Orderer:
     def add(self, batch):
         self.held.extend(batch)
 
-    def take(self, everything=False):
-        """The held samples old enough (all of them at the end), in time order."""
+    def take(self, now, everything=False):
+        """The held samples of time <= now - W, now read before any ring (all
+        of them at the end), in time order."""
         if not self.held:
             return []
         self.held.sort(key=_by_time)  # stable: equal times keep their ring order
         if everything:
             out, self.held = self.held, []
             return out
-        limit = time.clock_gettime_ns(time.CLOCK_MONOTONIC) - self.window_ns
+        limit = now - self.window_ns
         lo, hi = 0, len(self.held)
         while lo < hi:  # the first held sample younger than the limit
             mid = (lo + hi) // 2

@@ -5,6 +5,7 @@ order window, the counts. The loop (asyncio or selectors) only reports
 readiness, flush ticks and the exit, and asks for the next batch."""
 import os
 import signal
+import time
 
 from . import _opts
 from ._order import Orderer
@@ -113,6 +114,11 @@ class Reader:
             return self.pending.pop(0)
         if self.pending:
             self.orderer.add(self.pending.pop(0))
+        if self.orderer is not None:
+            # T before any ring is read, and every ring read: a ring not
+            # read since may hold a sample older than T - W (the core's rule).
+            now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+            self.mark_all()
         while self.ready:
             key = next(iter(self.ready))
             del self.ready[key]
@@ -128,7 +134,7 @@ class Reader:
             else:
                 self.orderer.add(batch)
         if self.orderer is not None:
-            batch = self.orderer.take(everything=self.exited)
+            batch = self.orderer.take(now, everything=self.exited)
             if batch:
                 return batch
         return END if self.exited else None
