@@ -138,7 +138,7 @@ static int open_rings(struct perfring_session *s)
  * failure leaves every event disabled, the session stopped. */
 static int restart(struct perfring_session *s)
 {
-	struct pr_errbuf undo;
+	struct pr_errbuf undo = { .busy = 0 };
 	int err = pr_enable_cpus(s->cpu, s->ncpu, true, &s->err);
 
 	if (err) {

@@ -214,7 +214,7 @@ static void up(struct perfring_session *s, size_t i)
 int pr_hotplug_sync(struct perfring_session *s)
 {
 	struct pr_hotplug *h = s->hp;
-	struct pr_errbuf e;
+	struct pr_errbuf e = { .busy = 0 };
 	int *online = NULL, got = 0, k;
 	size_t n = 0, i;
 	bool want;
