@@ -258,16 +258,30 @@ static int run_row(enum row row, long n, struct kb_run *r)
 static struct kb_run res[NROW][MAX_ROUNDS];
 static bool selected[NROW];
 
-static double ratio_median(enum row row, int rounds)
+/* The per-round ratios of a row's CPU per record to libbpf's. */
+static void round_ratios(enum row row, int rounds, double *v)
 {
-	double v[MAX_ROUNDS];
-
 	for (int k = 0; k < rounds; k++) {
 		double base = kb_get_cpu_per_k(&res[R_LIBBPF][k]);
 
 		v[k] = base > 0 ? kb_get_cpu_per_k(&res[row][k]) / base : 0;
 	}
-	return kb_median(v, (size_t)rounds);
+}
+
+/* "median | min-max" of those ratios: one round differs by 10-20% here, so
+ * the spread says how far the median can be trusted. */
+static const char *ratio_cell(enum row row, int rounds, char *buf, size_t len)
+{
+	double v[MAX_ROUNDS], lo, hi;
+
+	round_ratios(row, rounds, v);
+	lo = hi = v[0];
+	for (int k = 1; k < rounds; k++) {
+		lo = v[k] < lo ? v[k] : lo;
+		hi = v[k] > hi ? v[k] : hi;
+	}
+	snprintf(buf, len, "%.3f | %.2f-%.2f", kb_median(v, (size_t)rounds), lo, hi);
+	return buf;
 }
 
 static void report(int rounds, long n, int argc, char **argv)
@@ -277,24 +291,29 @@ static void report(int rounds, long n, int argc, char **argv)
 	snprintf(note, sizeof(note), "%ld getpid calls per run, one 24-byte record each "
 		 "(bpf_ringbuf_reserve + submit) into a fresh 1 MiB ring buffer; %d rounds, "
 		 "rows interleaved and rotated per round. CPU = consumer thread user+system per "
-		 "1,000 records delivered; ratio = median of per-round ratios to libbpf's row; "
-		 "lost = calls without a record (failed reserves), median. wait drains every "
-		 "15 ms and a 1 MiB ring holds 32,768 records: a fast generator overflows it, "
-		 "so its CPU is per record delivered, not comparable.", n, rounds);
+		 "1,000 records delivered; ratio = median of per-round ratios to libbpf's row, "
+		 "rounds' ratios their min-max; lost = calls without a record (failed "
+		 "reserves), median. wait drains every 15 ms and a 1 MiB ring holds 32,768 "
+		 "records: a fast generator overflows it, so its CPU is per record delivered, "
+		 "not comparable.", n, rounds);
 	if (kb_report_begin("BPF ring buffer: libperfring against libbpf ring_buffer (bench/ringbuf)",
-			    note, "row|reader|CPU us/1k records|ratio to libbpf|wakeups/1k|lost|"
-			    "p50 us|p99 us", argc, argv))
+			    note, "row|reader|CPU us/1k records|ratio to libbpf|rounds' ratios|"
+			    "wakeups/1k|CPU us/wakeup|lost|p50 us|p99 us", argc, argv))
 		return;
 	for (int i = 0; i < NROW; i++) {
+		const struct kb_run *r = res[i];
+		size_t k = (size_t)rounds;
+		char cell[64];
+
 		if (!selected[i])
 			continue;
-		kb_report_line("| %s | %s | %.1f | %.2f | %.1f | %.0f | %.0f | %.0f |", rows[i].name,
-			       rows[i].what, kb_median_run(res[i], (size_t)rounds, kb_get_cpu_per_k),
-			       ratio_median((enum row)i, rounds),
-			       kb_median_run(res[i], (size_t)rounds, kb_get_wakeups_per_k),
-			       kb_median_run(res[i], (size_t)rounds, kb_get_lost),
-			       kb_median_run(res[i], (size_t)rounds, kb_get_p50),
-			       kb_median_run(res[i], (size_t)rounds, kb_get_p99));
+		kb_report_line("| %s | %s | %.1f | %s | %.1f | %.1f | %.0f | %.0f | %.0f |",
+			       rows[i].name, rows[i].what, kb_median_run(r, k, kb_get_cpu_per_k),
+			       ratio_cell((enum row)i, rounds, cell, sizeof(cell)),
+			       kb_median_run(r, k, kb_get_wakeups_per_k),
+			       kb_median_run(r, k, kb_get_cpu_per_wakeup),
+			       kb_median_run(r, k, kb_get_lost), kb_median_run(r, k, kb_get_p50),
+			       kb_median_run(r, k, kb_get_p99));
 	}
 	kb_report_end();
 }

@@ -25,11 +25,21 @@ if (!getpidN || !uvGetpid || Object.values(opt).some((v) => !Number.isInteger(v)
   process.exit(2);
 }
 
+// Children still running: killed if the bench fails, so that none is left
+// waiting on its FIFO for a go that will never come.
+const live = new Set();
+function track(child) {
+  live.add(child);
+  child.on('exit', () => live.delete(child));
+  return child;
+}
+
 // The generator waits on a FIFO; closing our end of it is the go.
 function generator(dir) {
   const fifo = path.join(dir, `go${Math.random()}`);
   execFileSync('mkfifo', [fifo]);
-  const child = spawn('taskset', ['-c', '1', getpidN, String(opt.n), '0', fifo], { stdio: 'inherit' });
+  const child = track(spawn('taskset', ['-c', '1', getpidN, String(opt.n), '0', fifo],
+                            { stdio: 'inherit' }));
   return { pid: child.pid, go: () => fs.closeSync(fs.openSync(fifo, 'w')),
            exited: new Promise((r) => child.on('exit', r)) };
 }
@@ -63,21 +73,38 @@ async function addonRound(dir, read) {
            lost: st.reduce((a, c) => a + c.lost, 0) };
 }
 
+// uv-getpid's exit: { code, signal }, or { error } when it could not start.
+function ended(child) {
+  return new Promise((r) => {
+    child.once('error', (error) => r({ error }));
+    child.once('close', (code, signal) => r({ code, signal }));
+  });
+}
+
+function exitText(st) {
+  if (st.error)
+    return `could not start: ${st.error.message}`;
+  return st.signal ? `was killed by ${st.signal}` : `exited with status ${st.code}`;
+}
+
 async function cRound(dir) {
   const g = generator(dir);
-  const c = spawn('taskset', ['-c', '0', uvGetpid, String(g.pid), String(opt.w), String(opt.p)],
-                  { stdio: ['ignore', 'pipe', 'inherit'] });
+  const c = track(spawn('taskset', ['-c', '0', uvGetpid, String(g.pid), String(opt.w), String(opt.p)],
+                        { stdio: ['ignore', 'pipe', 'inherit'] }));
+  const status = ended(c);
   const lines = readline.createInterface({ input: c.stdout });
   let result = null;
   for await (const line of lines) {
     if (line === 'ready')
       g.go();
-    else
+    else if (line.startsWith('{'))
       result = JSON.parse(line);
   }
+  const st = await status;
+  if (!result || st.error || st.code !== 0)
+    throw new Error(`${uvGetpid} ${exitText(st)}${result ? '' : ' before its result line'} ` +
+                    '(its own message, if any, is above); no C row to compare with');
   await g.exited;
-  if (!result)
-    throw new Error('uv-getpid gave no result');
   return result;
 }
 
@@ -100,6 +127,10 @@ async function main() {
       c.push(await cRound(dir));
       addon.push(await addonRound(dir, false));
       reading.push(await addonRound(dir, true));
+      const brief = (x) => `${x.records} records, ${Math.round(x.cpu_us)} µs, ${x.wakeups} wakeups, ` +
+        `${x.lost} lost`;
+      console.error(`round ${i + 1}: C ${brief(c[i])}; addon ${brief(addon[i])}; ` +
+                    `addon reading ${brief(reading[i])}`);
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -112,14 +143,21 @@ async function main() {
   console.log(row('libperfring-uv (C)', c));
   console.log(row('perfring.node (counts the samples)', addon));
   console.log(row('perfring.node (reads pid, time, fields of each)', reading));
-  // Per round: the addon's CPU per record over the C adapter's in the same round.
-  const ratio = (xs) => median(xs.map((x, i) => (x.cpu_us / x.records) / (c[i].cpu_us / c[i].records)));
-  console.log(`\nJavaScript costs ${ratio(addon).toFixed(2)}x the C adapter's CPU per record ` +
-              `(${ratio(reading).toFixed(2)}x reading every sample's pid, time and fields); ` +
-              `medians of the rounds' ratios.`);
+  // Per round: the addon's CPU per record over the C adapter's in the same
+  // round; the median and, as the noise of this shared machine, the spread.
+  const ratios = (xs) => xs.map((x, i) => (x.cpu_us / x.records) / (c[i].cpu_us / c[i].records));
+  const spread = (xs) => `${median(ratios(xs)).toFixed(2)}x (rounds ` +
+    `${Math.min(...ratios(xs)).toFixed(2)}-${Math.max(...ratios(xs)).toFixed(2)})`;
+  const lost = (xs) => xs.reduce((a, x) => a + x.lost, 0);
+  console.log(`\nJavaScript costs ${spread(addon)} the C adapter's CPU per record ` +
+              `(${spread(reading)} reading every sample's pid, time and fields); ` +
+              `medians of the rounds' ratios. Lost over all rounds: C ${lost(c)}, ` +
+              `addon ${lost(addon)}, addon reading ${lost(reading)}.`);
 }
 
 main().catch((e) => {
-  console.error(e);
+  console.error(`getpid.js: ${e.message}`);
+  for (const child of live)
+    child.kill('SIGKILL');
   process.exit(1);
 });

@@ -44,6 +44,11 @@ class Generator:
         self.proc.wait()
         os.unlink(self.fifo)
 
+    def kill(self):
+        """For a round that failed: no go will come, so it would wait forever."""
+        self.proc.kill()
+        self.done()
+
 
 def thread_ns():
     """ns this thread ran, from the scheduler (as getpid.js reads it)."""
@@ -54,16 +59,20 @@ def thread_ns():
 async def python_round(prog, o, d):
     g = Generator(prog, o["n"], d)
     records = 0
-    async with perfring.watch(events=["syscalls:sys_enter_getpid"], pid=g.proc.pid,
-                              watermark=o["w"], pages=o["p"]) as w:
-        t0 = thread_ns()
-        p0 = os.times()
-        g.go()
-        async for batch in w:
-            records += len(batch)
-        cpu_us = (thread_ns() - t0) / 1000
-        p1 = os.times()
-        st = w.stats()
+    try:
+        async with perfring.watch(events=["syscalls:sys_enter_getpid"], pid=g.proc.pid,
+                                  watermark=o["w"], pages=o["p"]) as w:
+            t0 = thread_ns()
+            p0 = os.times()
+            g.go()
+            async for batch in w:
+                records += len(batch)
+            cpu_us = (thread_ns() - t0) / 1000
+            p1 = os.times()
+            st = w.stats()
+    except BaseException:
+        g.kill()
+        raise
     g.done()
     return {"records": records, "cpu_us": cpu_us,
             "process_us": (p1.user + p1.system - p0.user - p0.system) * 1e6,
@@ -78,14 +87,16 @@ def c_round(prog, uv, o, d):
     for line in c.stdout:
         if line.strip() == "ready":
             g.go()
-        else:
+        elif line.startswith("{"):
             result = json.loads(line)
     c.wait()
+    if result is None or c.returncode:
+        g.kill()
+        sys.exit(f"getpid.py: {uv} exited with status {c.returncode}"
+                 f"{'' if result else ' before its result line'} (its own message, if any, "
+                 "is above); no C row to compare with")
     g.done()
-    if result is None:
-        sys.exit("uv-getpid gave no result")
     return result
-
 
 def median(xs):
     return sorted(xs)[len(xs) // 2]
@@ -121,7 +132,8 @@ def main():
     print("|---|---|---|---|---|---|")
     print(row("perfring.watch (Python, asyncio)", py))
     print(row("libperfring-uv (C, uv-getpid)", c))
-    print(f"median per-round ratio Python/C, CPU per record: {median(ratios):.2f}x")
+    print(f"median per-round ratio Python/C, CPU per record: {median(ratios):.2f}x "
+          f"(rounds {min(ratios):.2f}-{max(ratios):.2f})")
     bad = [x for x in py + c if x["records"] != o["n"] or x["lost"]]
     return 1 if bad else 0
 
