@@ -63,12 +63,27 @@ static void session_free(struct perfring_session *s)
 	free(s);
 }
 
+/* What the order window kept goes before the rings do: one last pass
+ * without it, as perfring_reactor_free's. false: a callback of that pass
+ * freed the session (R7), which its leave did. */
+static bool deliver_kept(struct perfring_session *s)
+{
+	struct pr_pass p = { 0 };
+
+	if (!s->o.order_window_ns || s->state == PR_NEW || !s->merge || pr_merge_busy(s->merge))
+		return true;
+	pr_session_enter(s);
+	pr_merge_pass(s->merge, &p);
+	return !pr_session_leave(s);
+}
+
 PERFRING_API void perfring_session_free(struct perfring_session *s)
 {
 	if (!s)
 		return;
 	if (!__atomic_load_n(&s->depth, __ATOMIC_ACQUIRE)) {
-		session_free(s);
+		if (deliver_kept(s))
+			session_free(s);
 		return;
 	}
 	/* Inside a callback (R7, docs/RULES.md): no callback after this one,

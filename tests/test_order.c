@@ -414,6 +414,23 @@ Test(order, parse_all_keeps_the_young_until_stop)
 	free(v);
 }
 
+/* perfring_session_free delivers what the window kept (one last pass
+ * without it), in time order. */
+Test(order, session_free_delivers_what_is_kept)
+{
+	struct seen *v = calloc(1, sizeof(*v));
+	struct synth_session b;
+
+	two_sides(&b, v, 5, 3);
+	b.s->o.order_window_ns = WIN_NS;
+	cr_expect_eq(perfring_session_parse_all(b.s), 10);
+	cr_expect_eq(v->n, 10);
+	synth_session_free(&b);
+	cr_expect_eq(v->n, 13, "free dropped %llu kept records", 13 - (unsigned long long)v->n);
+	cr_expect_eq(v->bad_order + v->dup, 0);
+	free(v);
+}
+
 static struct perfring_reactor *ordered_reactor(struct synth_session *b, struct fakeloop *l,
 						uint32_t budget)
 {

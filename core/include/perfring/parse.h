@@ -312,9 +312,10 @@ PERFRING_API int perfring_session_hotplug_sync(struct perfring_session *s);
  *    waiting, as does a reactor's pass after one of its rings reported its
  *    end (HUP), a CPU going offline (hotplug), and perfring_reactor_free()
  *    (and the adapters' detach) called outside a callback, which runs one
- *    last pass first. perfring_session_free() runs no callback: what is kept
- *    then is dropped with the rings, as unread records are; stop and
- *    parse_all first to have them.
+ *    last pass first; so does perfring_session_free() of a session with
+ *    opts.order_window_ns, called outside a callback (inside one, R7, it
+ *    runs none, and what is kept goes with the rings, as unread records
+ *    do).
  *  - A reactor's budget (perfring_loop_opts.budget) with a window bounds
  *    each pass to that many samples, taken one record at a time, and the
  *    reactor comes back on a soon turn for the rest. Without a budget a
