@@ -152,23 +152,33 @@ Test(losses, lost_records_and_totals_count_once)
 
 /* pid mode: the events inherit, and a child's drops are its parent
  * event's. The workload runs pinned in a child; parse_for_cpu reads. */
-Test(losses, pid_mode_parse_for_cpu)
+/* pid mode: a child pinned to the last CPU makes N calls into 1-page rings
+ * that nobody reads, and has exited (reaped) when this returns. */
+static struct perfring_session *child_filled(struct perfring_opts *o, struct kcount *k,
+					     uint64_t produced[MAXCPU])
 {
 	struct kpinned p = { .cpu = ncpu() - 1, .n = N };
-	uint64_t produced[MAXCPU] = { 0 };
-	struct perfring_opts o = { 0 };
-	struct kcount k = { 0 };
 	struct perfring_session *s;
 	struct kchild c;
 
 	if (kutil_under_valgrind())
 		cr_skip_test("valgrind's own getpid calls make the counts lower bounds");
 	cr_assert_eq(kutil_child_start(&c, kutil_pinned_getpid, &p), 0);
-	o.pid = c.pid;
-	s = tiny_rings(&o, 0, &k);
+	o->pid = c.pid;
+	s = tiny_rings(o, 0, k);
 	kutil_child_go(&c);
 	cr_assert_eq(kutil_child_wait(&c), 0);
 	produced[p.cpu] = N;
+	return s;
+}
+
+Test(losses, pid_mode_parse_for_cpu)
+{
+	uint64_t produced[MAXCPU] = { 0 };
+	struct perfring_opts o = { 0 };
+	struct kcount k = { 0 };
+	struct perfring_session *s = child_filled(&o, &k, produced);
+
 	cr_assert_eq(perfring_session_stop(s), 0);
 	for (int cpu = 0; cpu < ncpu(); cpu++)
 		cr_assert_geq(perfring_session_parse_for_cpu(s, cpu), 0);
@@ -287,21 +297,11 @@ static bool never(void *ctx)
  * polling wait; else the wakeup wait (the reactor every adapter uses). */
 static void process_end_counts_the_last_drops(uint32_t watermark)
 {
-	struct kpinned p = { .cpu = ncpu() - 1, .n = N };
 	uint64_t produced[MAXCPU] = { 0 };
 	struct perfring_opts o = { .wakeup_watermark = watermark, .poll_interval_ms = 10 };
 	struct kcount k = { 0 };
-	struct perfring_session *s;
-	struct kchild c;
+	struct perfring_session *s = child_filled(&o, &k, produced);
 
-	if (kutil_under_valgrind())
-		cr_skip_test("valgrind's own getpid calls make the counts lower bounds");
-	cr_assert_eq(kutil_child_start(&c, kutil_pinned_getpid, &p), 0);
-	o.pid = c.pid;
-	s = tiny_rings(&o, 0, &k);
-	kutil_child_go(&c);
-	cr_assert_eq(kutil_child_wait(&c), 0);
-	produced[p.cpu] = N;
 	cr_assert_geq(perfring_session_parse_until(s, never, NULL), 0, "%s",
 		      perfring_session_last_error(s));
 	check_exact(s, &k, produced, watermark ? "pid mode's end, wakeup wait" :

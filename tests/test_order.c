@@ -107,6 +107,20 @@ static uint64_t late_after_window(struct perfring_session *s)
 	return os.late_after_window;
 }
 
+/* Two synthetic rings of ring_bytes each, their records samples of one
+ * software event counted into the struct seen returned (the caller frees
+ * it after synth_session_free). */
+static struct seen *two_rings(struct synth_session *b, size_t ring_bytes)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+				     .sample_period = 1 };
+	struct seen *v = calloc(1, sizeof(*v));
+
+	cr_assert_not_null(v);
+	cr_assert_eq(synth_session_new(b, 2, ring_bytes, &a, on_sample, v), 0);
+	return v;
+}
+
 static void put(struct synth_session *b, const struct rec *r, size_t seq)
 {
 	struct synth_fields f = { .pid = (uint32_t)seq, .tid = 1, .time = r->t };
@@ -279,14 +293,12 @@ Test(order, visible_later_than_the_window_is_late_never_dropped)
  * in the snapshot before, so no window excuses it. */
 Test(order, late_within_one_ring_is_not_the_windows)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
-				     .sample_period = 1 };
-	struct seen *v = calloc(1, sizeof(*v));
 	struct synth_session b;
+	struct seen *v;
 	struct perfring_cpu_stats st;
 	struct pr_pass p = { .window = 100, .now = 300 };
 
-	cr_assert_eq(synth_session_new(&b, 2, 4096, &a, on_sample, v), 0);
+	v = two_rings(&b, 4096);
 	put(&b, &(struct rec){ 0, 300, 0 }, 0);
 	put(&b, &(struct rec){ 0, 150, 0 }, 1);
 	/* Bound 200: 300 heads ring 0, so both stay. */
@@ -325,14 +337,12 @@ Test(order, order_stats_sizes)
  * after its window went is late. */
 Test(order, kept_and_late_by_hand)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
-				     .sample_period = 1 };
-	struct seen *v = calloc(1, sizeof(*v));
 	struct synth_session b;
+	struct seen *v;
 	struct perfring_cpu_stats st;
 	struct pr_pass p = { .window = 100, .now = 300 };
 
-	cr_assert_eq(synth_session_new(&b, 2, 4096, &a, on_sample, v), 0);
+	v = two_rings(&b, 4096);
 	put(&b, &(struct rec){ 0, 100, 0 }, 0);
 	put(&b, &(struct rec){ 0, 250, 0 }, 1);
 	/* Bound 200: 100 goes; 250 is kept, and reported. */
@@ -380,28 +390,27 @@ Test(order, limit_saturates)
  * now - 1 s (goes) and at now + 10 s (kept until nothing younger can come). */
 #define WIN_NS (50ull * 1000000ull)
 
-static void two_sides(struct synth_session *b, struct seen *v, size_t per_ring, size_t kept)
+static struct seen *two_sides(struct synth_session *b, size_t per_ring, size_t kept)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
-				     .sample_period = 1 };
+	struct seen *v = two_rings(b, 1u << 16);
 	uint64_t now = pr_now_ns();
 	size_t i, r, seq = 0;
 
-	cr_assert_eq(synth_session_new(b, 2, 1u << 16, &a, on_sample, v), 0);
 	v->last_cpu = -1;
 	for (i = 0; i < per_ring; i++)
 		for (r = 0; r < 2; r++, seq++)
 			put(b, &(struct rec){ (uint32_t)r, now - 1000000000ull + seq, 0 }, seq);
 	for (i = 0; i < kept; i++, seq++)
 		put(b, &(struct rec){ (uint32_t)(i % 2), now + 10000000000ull + seq, 0 }, seq);
+	return v;
 }
 
 Test(order, parse_all_keeps_the_young_until_stop)
 {
-	struct seen *v = calloc(1, sizeof(*v));
 	struct synth_session b;
+	struct seen *v;
 
-	two_sides(&b, v, 5, 3);
+	v = two_sides(&b, 5, 3);
 	b.s->o.order_window_ns = WIN_NS;
 	cr_expect_eq(perfring_session_parse_all(b.s), 10);
 	cr_expect_eq(perfring_session_parse_all(b.s), 0, "a kept record went before its time");
@@ -418,10 +427,10 @@ Test(order, parse_all_keeps_the_young_until_stop)
  * without it), in time order. */
 Test(order, session_free_delivers_what_is_kept)
 {
-	struct seen *v = calloc(1, sizeof(*v));
 	struct synth_session b;
+	struct seen *v;
 
-	two_sides(&b, v, 5, 3);
+	v = two_sides(&b, 5, 3);
 	b.s->o.order_window_ns = WIN_NS;
 	cr_expect_eq(perfring_session_parse_all(b.s), 10);
 	cr_expect_eq(v->n, 10);
@@ -447,12 +456,12 @@ static struct perfring_reactor *ordered_reactor(struct synth_session *b, struct 
  * arms the timer for its due time, well before the flush; free delivers it. */
 Test(order, reactor_budget_timer_and_free)
 {
-	struct seen *v = calloc(1, sizeof(*v));
 	struct synth_session b;
+	struct seen *v;
 	struct fakeloop l;
 	int turns;
 
-	two_sides(&b, v, 20, 3); /* 40 old, 3 kept */
+	v = two_sides(&b, 20, 3); /* 40 old, 3 kept */
 	ordered_reactor(&b, &l, 7);
 	cr_expect_eq(v->n, 7, "the first pass went past its budget: %llu",
 		     (unsigned long long)v->n);
@@ -476,14 +485,12 @@ Test(order, reactor_budget_timer_and_free)
 /* A kept record due sooner than the flush: the timer is armed for it. */
 Test(order, reactor_timer_for_the_oldest_kept)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
-				     .sample_period = 1 };
-	struct seen *v = calloc(1, sizeof(*v));
 	struct synth_session b;
+	struct seen *v;
 	struct fakeloop l;
 	uint64_t now = pr_now_ns();
 
-	cr_assert_eq(synth_session_new(&b, 2, 1u << 16, &a, on_sample, v), 0);
+	v = two_rings(&b, 1u << 16);
 	put(&b, &(struct rec){ 0, now - 1000000000ull, 0 }, 0);
 	put(&b, &(struct rec){ 1, now + 20000000ull, 0 }, 1); /* due at now + 70 ms */
 	ordered_reactor(&b, &l, 0);
@@ -509,15 +516,13 @@ Test(order, reactor_timer_for_the_oldest_kept)
  * and it cost a 2 ms window 1.77x the CPU per record in parse_until. */
 Test(order, reactor_stream_keeps_its_timer)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
-				     .sample_period = 1 };
-	struct seen *v = calloc(1, sizeof(*v));
 	struct synth_session b;
+	struct seen *v;
 	struct fakeloop l;
 	uint64_t first = pr_now_ns(), last = first;
 	int i, armed;
 
-	cr_assert_eq(synth_session_new(&b, 2, 1u << 16, &a, on_sample, v), 0);
+	v = two_rings(&b, 1u << 16);
 	ordered_reactor(&b, &l, 0);
 	armed = l.timers;
 	for (i = 0; i < 200; i++) {
@@ -628,15 +633,13 @@ Test(order, window_options_refused)
  * never armed for them in the past (no spin), free delivers them. */
 Test(order, reactor_huge_window)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
-				     .sample_period = 1 };
 	struct perfring_loop_opts lo = { .sz = sizeof(lo), .flush_ms = PERFRING_FLUSH_NEVER,
 					 .order_window_ns = UINT64_MAX };
-	struct seen *v = calloc(1, sizeof(*v));
 	struct synth_session b;
+	struct seen *v;
 	struct fakeloop l = { 0 };
 
-	cr_assert_eq(synth_session_new(&b, 2, 1u << 16, &a, on_sample, v), 0);
+	v = two_rings(&b, 1u << 16);
 	put(&b, &(struct rec){ 0, 5, 0 }, 0);
 	put(&b, &(struct rec){ 1, 6, 0 }, 1);
 	cr_assert_eq(perfring_reactor_new(b.s, &lo, &fakeloop_ops, &l, &l.r), 0);
