@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -206,14 +207,31 @@ Test(level2, pull_form_matches_push_form)
 	free(b);
 }
 
-static int one_getpid_on_1(void)
-{
-	struct kpinned p = { 1, 1 };
-	struct kchild c;
+/* Children that each make one getpid call on CPU 1 when told, made before
+ * the session so that its filter can name them: CPU 1 is shared, and any
+ * other getpid there would be a readiness the test does not expect. */
+struct one_shots {
+	struct kchild c[3];
+	int next;
+};
 
-	cr_assert_eq(kutil_child_start(&c, kutil_pinned_getpid, &p), 0);
-	kutil_child_go(&c);
-	return kutil_child_wait(&c);
+static void one_shots_start(struct one_shots *o, char *filter, size_t len)
+{
+	static struct kpinned p = { 1, 1 };
+
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(kutil_child_start(&o->c[i], kutil_pinned_getpid, &p), 0);
+	snprintf(filter, len, "common_pid == %d || common_pid == %d || common_pid == %d",
+		 (int)o->c[0].pid, (int)o->c[1].pid, (int)o->c[2].pid);
+	o->next = 0;
+}
+
+static int one_getpid_on_1(struct one_shots *o)
+{
+	struct kchild *c = &o->c[o->next++];
+
+	kutil_child_go(c);
+	return kutil_child_wait(c);
 }
 
 static int epoll_for(int fd)
@@ -240,27 +258,31 @@ Test(level2, readiness_is_one_shot)
 	struct perfring_session *s;
 	struct kcount k = { 0 };
 	struct pollfd p = { .events = POLLIN };
+	struct perfring_event *ev;
+	struct one_shots shots;
+	char filter[128];
 	int early, late;
 
 	need_two_cpus();
-	KCHECK(kutil_getpid_session(&o, 0, &k, &s, NULL), s);
-	/* Only our generators: filter out everything but children we make. */
+	one_shots_start(&shots, filter, sizeof(filter));
+	KCHECK(kutil_getpid_session(&o, 0, &k, &s, &ev), s);
+	KCHECK(perfring_event_set_filter(ev, filter), s);
 	KCHECK(perfring_session_start(s), s);
 	p.fd = perfring_session_fd_for_cpu(s, 1);
 	perfring_session_parse_for_cpu(s, 1);
 	while (poll(&p, 1, 0) > 0)
 		perfring_session_parse_for_cpu(s, 1);
 	early = epoll_for(p.fd);
-	cr_assert_eq(one_getpid_on_1(), 0);
+	cr_assert_eq(one_getpid_on_1(&shots), 0);
 	cr_assert_eq(ready(early), 1, "an epoll set made before the record reports it");
 	cr_assert_eq(ready(early), 0, "and only once");
-	cr_assert_eq(one_getpid_on_1(), 0);
+	cr_assert_eq(one_getpid_on_1(&shots), 0);
 	late = epoll_for(p.fd);
 	cr_assert_eq(ready(late), 0, "a fresh epoll set misses a readiness that already happened");
 	cr_assert_eq(ready(early), 0, "registering consumed it for everyone");
 	cr_assert_gt(perfring_session_parse_for_cpu(s, 1), 0);
 	cr_assert_eq(ready(early), 0, "no new records, no readiness after a drain");
-	cr_assert_eq(one_getpid_on_1(), 0);
+	cr_assert_eq(one_getpid_on_1(&shots), 0);
 	cr_assert_eq(poll(&p, 1, 0), 1, "poll(2) sees the new record");
 	cr_assert(p.revents & POLLIN);
 	close(early);
