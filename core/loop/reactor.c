@@ -143,6 +143,12 @@ void pr_reactor_drain_slot(struct perfring_reactor *r, struct slot *sl)
 		end_or_orphan(r, sl);
 }
 
+/* The reactor's own window, else its session's (0: none). */
+static uint64_t configured_window(const struct perfring_reactor *r)
+{
+	return r->o.order_window_ns ? r->o.order_window_ns : r->s->o.order_window_ns;
+}
+
 /* The order window of r's passes now: none once nothing younger can come
  * (the session stopped, a ring reported its end), else the loop opts' or,
  * for the session's own wait, the session's. */
@@ -156,7 +162,7 @@ static uint64_t window_of(const struct perfring_reactor *r)
 	for (i = 0; i < r->n; i++)
 		if (r->slots[i].watched && r->slots[i].end)
 			return 0;
-	return r->o.order_window_ns ? r->o.order_window_ns : s->o.order_window_ns;
+	return configured_window(r);
 }
 
 /* Whether a timer armed now for due would fire before armed, the time the
@@ -365,7 +371,7 @@ static void timer_pass(struct perfring_reactor *r)
 static void adapt_slack(struct perfring_reactor *r)
 {
 	uint64_t cap = (uint64_t)(r->flush_ms ? r->flush_ms : PR_ORPHAN_MS) * PR_NS_PER_MS;
-	uint64_t w = r->o.order_window_ns ? r->o.order_window_ns : PR_NS_PER_MS;
+	uint64_t w = configured_window(r) ? configured_window(r) : PR_NS_PER_MS;
 
 	if (!r->woke)
 		r->kept_slack = 0;
