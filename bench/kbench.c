@@ -59,6 +59,20 @@ static void tick_loop(struct kb_gen *g)
 	}
 }
 
+/* -p: one call every kb_pace_ns, spinning between them, so that the rate
+ * (and with it how many records a reader finds per wakeup) is the same on
+ * every host. */
+static void paced_loop(struct kb_gen *g)
+{
+	uint64_t next = g->t0;
+
+	for (long i = 0; i < g->n; i++) {
+		syscall(SYS_getpid);
+		for (next += kb_pace_ns; kb_now_ns() < next;)
+			;
+	}
+}
+
 static void gen_loop(struct kb_gen *g)
 {
 	long i, n = g->n;
@@ -66,6 +80,8 @@ static void gen_loop(struct kb_gen *g)
 	g->t0 = kb_now_ns();
 	if (g->tick_ns)
 		tick_loop(g);
+	else if (kb_pace_ns)
+		paced_loop(g);
 	else
 		for (i = 0; i < n; i++)
 			syscall(SYS_getpid);
@@ -578,6 +594,7 @@ void kb_report_end(void)
 }
 
 bool kb_verbose;
+uint64_t kb_pace_ns;
 
 void kb_run_print(const char *name, const struct kb_run *r)
 {
@@ -594,9 +611,22 @@ void kb_run_print(const char *name, const struct kb_run *r)
 
 static void usage(const char *argv0, bool slow, bool only)
 {
-	fprintf(stderr, "usage: %s [-v] [-n records per run, >= 1000]%s [-r rounds, 1..64]%s\n",
-		argv0, slow ? " [-N records per run of the wakeup_events 1 rows, >= 1000]" : "",
+	fprintf(stderr, "usage: %s [-v] [-n records per run, >= 1000]%s [-r rounds, 1..64]%s"
+		" [-p ns between the generator's calls, 0..1000000]\n", argv0, slow ? " [-N records per run of the wakeup_events 1 rows, >= 1000]" : "",
 		only ? " [-c row,row,...]" : "");
+}
+
+static int pace_arg(const char *arg)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || v > 1000000 || arg[0] == '-')
+		return 1;
+	kb_pace_ns = v;
+	return 0;
 }
 
 int kb_parse_args_n(int argc, char **argv, long *n, long *slow_n, int *rounds,
@@ -604,7 +634,7 @@ int kb_parse_args_n(int argc, char **argv, long *n, long *slow_n, int *rounds,
 {
 	int c, bad = 0;
 
-	while ((c = getopt(argc, argv, "n:N:r:c:v")) != -1) {
+	while ((c = getopt(argc, argv, "n:N:r:c:p:v")) != -1) {
 		if (c == 'v')
 			kb_verbose = true;
 		else if (c == 'n')
@@ -613,6 +643,8 @@ int kb_parse_args_n(int argc, char **argv, long *n, long *slow_n, int *rounds,
 			*slow_n = strtol(optarg, NULL, 10);
 		else if (c == 'r')
 			*rounds = (int)strtol(optarg, NULL, 10);
+		else if (c == 'p')
+			bad |= pace_arg(optarg);
 		else if (c == 'c' && only)
 			*only = optarg;
 		else

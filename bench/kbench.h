@@ -173,9 +173,12 @@ void kb_report_end(void);
 
 /* Set by -v: one line per run on stderr. */
 extern bool kb_verbose;
+/* -p: ns from one generator call to the next (0: back to back). */
+extern uint64_t kb_pace_ns;
 void kb_run_print(const char *name, const struct kb_run *r);
 
-/* Parses the options the benches share: -n records per run, -r rounds, -v and,
+/* Parses the options the benches share: -n records per run, -r rounds, -v,
+ * -p the generator's pace (kb_pace_ns) and,
  * when only is not NULL, -c a comma-separated list of rows. 0, or -1 with
  * the usage printed. */
 int kb_parse_args(int argc, char **argv, long *n, int *rounds, const char **only);

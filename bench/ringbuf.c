@@ -13,12 +13,14 @@
  *            the ring buffer's fd and a timerfd)
  *   l2       a loop of one's own: epoll on perfring_ringbuf_fd(), then
  *            perfring_ringbuf_parse(ev, 0, NULL) when it fires
+ *   l2t      the same loop with ring_buffer__poll's 100 ms timeout, which
+ *            arms an hrtimer per sleep: the loop's shape, apart from the drain
  *   uv       the libperfring-uv adapter on a uv_loop_t
  * Metric: consumer-thread CPU (user + system, getrusage RUSAGE_THREAD) per
  * record; each round runs every row once, in an order rotated each round;
  * the table gives the median over rounds and the median of the per-round
  * ratios to libbpf's row of the same round. Root, CPUs 0 and 1.
- * usage: ringbuf [-n RECORDS] [-r ROUNDS] [-c ROWS] [-v] */
+ * usage: ringbuf [-n RECORDS] [-r ROUNDS] [-c ROWS] [-p PACE_NS] [-v] */
 #include "kbench.h"
 #include "kbpf.h"
 
@@ -36,7 +38,7 @@
 #define REC_SIZE 24u
 #define MAX_ROUNDS 64
 
-enum row { R_LIBBPF, R_WAIT, R_WAITWM, R_L2, R_UV, NROW };
+enum row { R_LIBBPF, R_WAIT, R_WAITWM, R_L2, R_L2T, R_UV, NROW };
 
 static const struct {
 	const char *name, *what;
@@ -45,6 +47,7 @@ static const struct {
 	[R_WAIT] = { "wait", "libperfring parse_until, default mode (15 ms polling)" },
 	[R_WAITWM] = { "waitwm", "libperfring parse_until, wakeup mode (epoll + timerfd)" },
 	[R_L2] = { "l2", "libperfring level 2: epoll on perfring_ringbuf_fd + ringbuf_parse" },
+	[R_L2T] = { "l2t", "the same loop, epoll_wait with ring_buffer__poll's 100 ms timeout" },
 	[R_UV] = { "uv", "libperfring-uv adapter" },
 };
 
@@ -150,14 +153,14 @@ static int epoll_add(int epfd, int fd, uint32_t key)
 
 /* As libbpf's poll loop: block, drain when the ring buffer's fd fires, stop
  * once the generator's done_fd fires, then drain what is left. */
-static int l2_loop(struct job *j, int epfd)
+static int l2_loop(struct job *j, int epfd, int timeout_ms)
 {
 	struct epoll_event ev[2];
 	int k, err = 0;
 	bool done = false;
 
 	while (!done && err >= 0) {
-		k = epoll_wait(epfd, ev, 2, -1);
+		k = epoll_wait(epfd, ev, 2, timeout_ms);
 		if (k < 0 && errno != EINTR)
 			return -errno;
 		for (int i = 0; i < k; i++) {
@@ -170,7 +173,7 @@ static int l2_loop(struct job *j, int epfd)
 	return err < 0 ? err : perfring_ringbuf_parse(j->ev, 0, NULL);
 }
 
-static int run_l2(struct job *j, struct kb_run *r)
+static int run_l2(struct job *j, struct kb_run *r, int timeout_ms)
 {
 	struct kb_usage u0;
 	int epfd, err;
@@ -183,7 +186,7 @@ static int run_l2(struct job *j, struct kb_run *r)
 	if (!(err = epoll_add(epfd, perfring_ringbuf_fd(j->ev), 0)) &&
 	    !(err = epoll_add(epfd, j->g.done_fd, DONE_KEY))) {
 		kb_run_start(&j->g, &u0);
-		err = l2_loop(j, epfd);
+		err = l2_loop(j, epfd, timeout_ms);
 		kb_run_finish(r, &j->t, &u0, &j->g);
 	}
 	close(epfd);
@@ -242,7 +245,8 @@ static int run_row(enum row row, long n, struct kb_run *r)
 		case R_LIBBPF: err = run_libbpf(&j, r); break;
 		case R_WAIT: err = run_wait(&j, r, 0); break;
 		case R_WAITWM: err = run_wait(&j, r, 4096); break;
-		case R_L2: err = run_l2(&j, r); break;
+		case R_L2: err = run_l2(&j, r, -1); break;
+		case R_L2T: err = run_l2(&j, r, KB_FLUSH_WAIT_MS); break;
 		default: err = run_uv(&j, r); break;
 		}
 	}
@@ -293,7 +297,7 @@ static void report(int rounds, long n, int argc, char **argv)
 		 "rows interleaved and rotated per round. CPU = consumer thread user+system per "
 		 "1,000 records delivered; ratio = median of per-round ratios to libbpf's row, "
 		 "rounds' ratios their min-max; lost = calls without a record (failed "
-		 "reserves), median. wait drains every 15 ms and a 1 MiB ring holds 32,768 "
+		 "reserves), median. wait drains every 15 ms and a 1 MiB ring holds 32,767 "
 		 "records: a fast generator overflows it, so its CPU is per record delivered, "
 		 "not comparable.", n, rounds);
 	if (kb_report_begin("BPF ring buffer: libperfring against libbpf ring_buffer (bench/ringbuf)",
