@@ -4,7 +4,8 @@
  * parse_all, parse_for_duration (sleep-polling and wakeup mode), a loop of
  * one's own on perfring_ringbuf_fd (level- and edge-triggered), a reactor
  * on an edge-triggered epoll driver, the budget, output / reserve+submit /
- * reserve+discard, timed records, two maps, the caller closing its fd, R1
+ * reserve+discard, timed records (and merged in time order with a
+ * tracepoint of the same calls), two maps, the caller closing its fd, R1
  * and R7, and no fd left after free. */
 #include "test_ringbuf_fx.h"
 #include "kutil.h"
@@ -447,6 +448,67 @@ Test(ringbuf, beside_a_tracepoint)
 	rbfx_expect(&f, N);
 	rbfx_close(&f);
 }
+
+/* A timed ring buffer and a tracepoint of the same calls in one merged
+ * stream: every sample of either is checked by its own rule, and the
+ * times seen, of both together, never go back. */
+struct merged_check {
+	struct rbcheck *rb;
+	const struct perfring_event *tp;
+	uint64_t tps, last, back, first_back_at;
+};
+
+static int merged_cb(const struct perfring_sample *s, void *ctx)
+{
+	struct merged_check *m = ctx;
+
+	if (s->event == m->tp)
+		m->tps++;
+	else
+		rbcheck_cb(s, m->rb);
+	if (s->time < m->last && !m->back++)
+		m->first_back_at = m->tps + m->rb->n;
+	m->last = s->time > m->last ? s->time : m->last;
+	return 0;
+}
+
+/* form 0: parse_all; 1: parse_for_duration in wakeup mode with a 2 ms
+ * window (the built-in wait's merged reactor). */
+static void timed_with_a_tracepoint(int form)
+{
+	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256,
+				   .wakeup_watermark = form ? 4096 : 0,
+				   .order_window_ns = form ? 2000000 : 0 };
+	struct perfring_ringbuf_opts ro = { .sz = sizeof(ro), .flags = PERFRING_RINGBUF_TIME,
+					    .time_offset = 16 };
+	struct merged_check m = { 0 };
+	struct perfring_event *tp;
+	char filter[64];
+	struct rbfx f;
+	int n;
+
+	rbfx_open(&f, KBPF_RB_RESERVE, RING, 24, &o, &ro, false);
+	KCHECK(perfring_session_add_tracepoint(f.s, "syscalls", "sys_enter_getpid", &tp), f.s);
+	snprintf(filter, sizeof(filter), "common_pid == %u", f.c.tgid);
+	KCHECK(perfring_event_set_filter(tp, filter), f.s);
+	m.rb = &f.c;
+	m.tp = tp;
+	KCHECK(perfring_event_set_callback(tp, merged_cb, &m), f.s);
+	KCHECK(perfring_event_set_callback(f.ev, merged_cb, &m), f.s);
+	KCHECK(perfring_session_start(f.s), f.s);
+	rbfx_calls(&f, N);
+	n = form ? perfring_session_parse_for_duration(f.s, 100000000) :
+		   perfring_session_parse_all(f.s);
+	cr_expect_eq(n, 2 * N, "%d of %d samples", n, 2 * N);
+	KCOUNT_EQ(m.tps, N);
+	cr_expect_eq(m.back, 0, "%llu samples older than one before them (the first at #%llu)",
+		     (unsigned long long)m.back, (unsigned long long)m.first_back_at);
+	rbfx_expect(&f, N);
+	rbfx_close(&f);
+}
+
+Test(ringbuf, timed_merged_with_a_tracepoint_parse_all) { timed_with_a_tracepoint(0); }
+Test(ringbuf, timed_merged_with_a_tracepoint_wakeup_wait) { timed_with_a_tracepoint(1); }
 
 /* R1: a parse of the ring buffer inside its own callback. */
 struct reentry {
