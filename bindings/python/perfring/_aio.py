@@ -18,6 +18,7 @@ class _State:
         self.loop, self.r = loop, reader
         self.waiter = None
         self.error = None
+        self.turned = False     # the consumer's last step waited on the loop
         self.fds = {}
         try:
             for key, fd in reader.watched().items():
@@ -135,9 +136,13 @@ class Watch:
         st = self._open() if not self._closed else None
         if st is None:
             raise StopAsyncIteration
-        # One turn of the loop first: a ring that is always ready must not
-        # keep the loop's other tasks waiting.
-        await asyncio.sleep(0)
+        # A turn of the loop between two batches: a ring that is always
+        # ready must not keep the loop's other tasks waiting. Waiting for
+        # a readiness is that turn; only a batch returned without one
+        # yields first.
+        if not st.turned:
+            await asyncio.sleep(0)
+        st.turned = False
         while True:
             if st.error is not None:
                 e, st.error = st.error, None
@@ -150,6 +155,7 @@ class Watch:
                 return batch
             st.waiter = st.loop.create_future()
             await st.waiter
+            st.turned = True
 
     def close(self):
         """Stops watching and frees the session; with command=, a child still
