@@ -427,20 +427,29 @@ static int count_cb(const struct perfring_sample *s, void *ctx)
 	return 0;
 }
 
+/* sys_enter_getpid of this process beside f's ring buffer, to cb. */
+static struct perfring_event *getpid_tracepoint(struct rbfx *f, perfring_sample_fn cb,
+						void *ctx)
+{
+	struct perfring_event *tp;
+	char filter[64];
+
+	KCHECK(perfring_session_add_tracepoint(f->s, "syscalls", "sys_enter_getpid", &tp), f->s);
+	/* Not getpid(): each call now makes a record (glibc does not cache it). */
+	snprintf(filter, sizeof(filter), "common_pid == %u", f->c.tgid);
+	KCHECK(perfring_event_set_filter(tp, filter), f->s);
+	KCHECK(perfring_event_set_callback(tp, cb, ctx), f->s);
+	return tp;
+}
+
 Test(ringbuf, beside_a_tracepoint)
 {
 	struct perfring_opts o = { .sz = sizeof(o), .ring_pages = 256 };
-	struct perfring_event *tp;
 	uint64_t tps = 0;
-	char filter[64];
 	struct rbfx f;
 
 	rbfx_open(&f, KBPF_RB_OUTPUT, RING, 24, &o, NULL, false);
-	KCHECK(perfring_session_add_tracepoint(f.s, "syscalls", "sys_enter_getpid", &tp), f.s);
-	/* Not getpid(): each call now makes a record (glibc does not cache it). */
-	snprintf(filter, sizeof(filter), "common_pid == %u", f.c.tgid);
-	KCHECK(perfring_event_set_filter(tp, filter), f.s);
-	KCHECK(perfring_event_set_callback(tp, count_cb, &tps), f.s);
+	getpid_tracepoint(&f, count_cb, &tps);
 	KCHECK(perfring_session_start(f.s), f.s);
 	rbfx_calls(&f, N);
 	cr_expect_eq(perfring_session_parse_all(f.s), 2 * N);
@@ -482,18 +491,12 @@ static void timed_with_a_tracepoint(int form)
 	struct perfring_ringbuf_opts ro = { .sz = sizeof(ro), .flags = PERFRING_RINGBUF_TIME,
 					    .time_offset = 16 };
 	struct merged_check m = { 0 };
-	struct perfring_event *tp;
-	char filter[64];
 	struct rbfx f;
 	int n;
 
 	rbfx_open(&f, KBPF_RB_RESERVE, RING, 24, &o, &ro, false);
-	KCHECK(perfring_session_add_tracepoint(f.s, "syscalls", "sys_enter_getpid", &tp), f.s);
-	snprintf(filter, sizeof(filter), "common_pid == %u", f.c.tgid);
-	KCHECK(perfring_event_set_filter(tp, filter), f.s);
 	m.rb = &f.c;
-	m.tp = tp;
-	KCHECK(perfring_event_set_callback(tp, merged_cb, &m), f.s);
+	m.tp = getpid_tracepoint(&f, merged_cb, &m);
 	KCHECK(perfring_event_set_callback(f.ev, merged_cb, &m), f.s);
 	KCHECK(perfring_session_start(f.s), f.s);
 	rbfx_calls(&f, N);
