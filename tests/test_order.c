@@ -405,14 +405,22 @@ static struct seen *two_sides(struct synth_session *b, size_t per_ring, size_t k
 	return v;
 }
 
+/* two_sides' 10 old records delivered by a windowed parse_all, 3 kept. */
+static struct seen *three_kept(struct synth_session *b)
+{
+	struct seen *v = two_sides(b, 5, 3);
+
+	b->s->o.order_window_ns = WIN_NS;
+	cr_expect_eq(perfring_session_parse_all(b->s), 10);
+	return v;
+}
+
 Test(order, parse_all_keeps_the_young_until_stop)
 {
 	struct synth_session b;
 	struct seen *v;
 
-	v = two_sides(&b, 5, 3);
-	b.s->o.order_window_ns = WIN_NS;
-	cr_expect_eq(perfring_session_parse_all(b.s), 10);
+	v = three_kept(&b);
 	cr_expect_eq(perfring_session_parse_all(b.s), 0, "a kept record went before its time");
 	/* After stop nothing younger can come: one parse delivers the rest. */
 	b.s->state = PR_STOPPED;
@@ -430,9 +438,7 @@ Test(order, session_free_delivers_what_is_kept)
 	struct synth_session b;
 	struct seen *v;
 
-	v = two_sides(&b, 5, 3);
-	b.s->o.order_window_ns = WIN_NS;
-	cr_expect_eq(perfring_session_parse_all(b.s), 10);
+	v = three_kept(&b);
 	cr_expect_eq(v->n, 10);
 	synth_session_free(&b);
 	cr_expect_eq(v->n, 13, "free dropped %llu kept records", 13 - (unsigned long long)v->n);
