@@ -612,7 +612,8 @@ void kb_run_print(const char *name, const struct kb_run *r)
 static void usage(const char *argv0, bool slow, bool only)
 {
 	fprintf(stderr, "usage: %s [-v] [-n records per run, >= 1000]%s [-r rounds, 1..64]%s"
-		" [-p ns between the generator's calls, 0..1000000]\n", argv0, slow ? " [-N records per run of the wakeup_events 1 rows, >= 1000]" : "",
+		" [-p ns between the generator's calls, 0..1000000]\n", argv0,
+		slow ? " [-N records per run of the wakeup_events 1 rows, >= 1000]" : "",
 		only ? " [-c row,row,...]" : "");
 }
 

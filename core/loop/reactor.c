@@ -371,8 +371,10 @@ static void timer_pass(struct perfring_reactor *r)
 static void adapt_slack(struct perfring_reactor *r)
 {
 	uint64_t cap = (uint64_t)(r->flush_ms ? r->flush_ms : PR_ORPHAN_MS) * PR_NS_PER_MS;
-	uint64_t w = configured_window(r) ? configured_window(r) : PR_NS_PER_MS;
+	uint64_t w = configured_window(r);
 
+	if (!w)
+		w = PR_NS_PER_MS;
 	if (!r->woke)
 		r->kept_slack = 0;
 	else
